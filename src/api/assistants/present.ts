@@ -1,0 +1,28 @@
+import { toIso } from '../../core/index.ts';
+import type { Agent, PhoneNumber } from '../../store/index.ts';
+
+/** The agent as reads return it (WIRE.md section 2). */
+export function presentAgent(agent: Agent, numbers: PhoneNumber[]) {
+  const s = agent.spec;
+  return {
+    model_id: agent.id,
+    type: agent.type,
+    name: agent.name,
+    description: (s.description as string | undefined) ?? '',
+    agent: (s.agent as Record<string, unknown> | undefined) ?? {},
+    phone_number: (s.phone_number as string | undefined) ?? null,
+    external_webhook_url: (s.external_webhook_url as string | undefined) ?? null,
+    inbound_call_webhook_url: (s.inbound_call_webhook_url as string | undefined) ?? null,
+    is_recording: (s.is_recording as boolean | undefined) ?? false,
+    max_duration: (s.max_duration as object | undefined) ?? null,
+    voicemail_message: (s.voicemail_message as object | undefined) ?? null,
+    end_call_reasons: (s.end_call_reasons as string[] | undefined) ?? [],
+    // Knowledge bases and actions attach with a later feature; until then these stay empty.
+    knowledge_base_id: null,
+    attached_phone_numbers: numbers.map((n) => ({ number: n.number, sid: n.id, slug: n.slug })),
+    actions: [] as string[],
+    input_variables: [] as unknown[],
+    created_at: toIso(agent.createdAt),
+    updated_at: toIso(agent.updatedAt),
+  };
+}

@@ -1,0 +1,144 @@
+import { invalidInput, normalizeE164 } from '../../core/index.ts';
+import type { AgentSpec } from '../../store/index.ts';
+import { NOT_ACCEPTED_ON_UPDATE, type CreateAgentBody, type UpdateAgentBody } from './schemas.ts';
+
+// Agent rules beyond the schema: URL and time-zone checks, defaults on create, the key-by-key
+// merge on update, and the voicemail rule (WIRE.md section 2) checked on the merged result.
+
+const AGENT_DEFAULTS = { greeting_message_mode: 'agent_static', language: 'en-US', timezone: 'UTC' };
+
+export function checkHttpUrl(value: string | undefined, loc: string[]): void {
+  if (value === undefined || value === '') return;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidInput(
+      `body.${loc.join('.')} must be an absolute http or https URL`,
+      ['body', ...loc],
+      'url',
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalidInput(`body.${loc.join('.')} must use http or https`, ['body', ...loc], 'url');
+  }
+}
+
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkAgentConfig(agent: Record<string, unknown> | undefined): void {
+  if (!agent) return;
+  const tz = agent.timezone;
+  if (typeof tz === 'string' && !isTimeZone(tz)) {
+    throw invalidInput(`body.agent.timezone "${tz}" is not an IANA time zone`, ['body', 'agent', 'timezone']);
+  }
+}
+
+function normalizedPhone(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return value;
+  const e164 = normalizeE164(value);
+  if (!e164) {
+    throw invalidInput(
+      'body.phone_number is not a valid phone number with a country code',
+      ['body', 'phone_number'],
+      'phone_number',
+    );
+  }
+  return e164;
+}
+
+function checkCommon(body: CreateAgentBody | UpdateAgentBody): void {
+  checkHttpUrl(body.external_webhook_url, ['external_webhook_url']);
+  checkAgentConfig(body.agent as Record<string, unknown> | undefined);
+}
+
+/** The voicemail rule: a voicemail message can only be enabled for agents that wait for a human. */
+function checkVoicemail(spec: AgentSpec, blame: 'voicemail' | 'mode'): void {
+  const voicemail = spec.voicemail_message as
+    { enabled?: boolean; mode?: string; exact_message?: string; prompt?: string } | undefined;
+  const mode = (spec.agent as { greeting_message_mode?: string }).greeting_message_mode;
+  if (!voicemail?.enabled) return;
+  if (mode !== 'human') {
+    throw blame === 'mode'
+      ? invalidInput(
+          `body.agent.greeting_message_mode cannot change to "${mode}" while voicemail_message is enabled (it requires human)`,
+          ['body', 'agent', 'greeting_message_mode'],
+        )
+      : invalidInput('body.voicemail_message.enabled requires agent.greeting_message_mode = human', [
+          'body',
+          'voicemail_message',
+          'enabled',
+        ]);
+  }
+  const voicemailMode = voicemail.mode ?? 'exact_message';
+  const text = voicemailMode === 'prompt' ? voicemail.prompt : voicemail.exact_message;
+  if (!text) {
+    const field = voicemailMode === 'prompt' ? 'prompt' : 'exact_message';
+    throw invalidInput(
+      `body.voicemail_message.${field} is required when voicemail_message is enabled in ${voicemailMode} mode`,
+      ['body', 'voicemail_message', field],
+    );
+  }
+}
+
+function defined(obj: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+}
+
+export function specForCreate(body: CreateAgentBody): AgentSpec {
+  checkCommon(body);
+  checkHttpUrl(body.inbound_call_webhook_url, ['inbound_call_webhook_url']);
+  const spec = defined({
+    description: body.description,
+    phone_number: normalizedPhone(body.phone_number),
+    external_webhook_url: body.external_webhook_url,
+    inbound_call_webhook_url: body.inbound_call_webhook_url,
+    is_recording: body.is_recording,
+    max_duration: body.max_duration,
+    voicemail_message: body.voicemail_message,
+    end_call_reasons: body.end_call_reasons,
+    agent: { ...AGENT_DEFAULTS, ...body.agent },
+  });
+  checkVoicemail(spec, 'voicemail');
+  return spec;
+}
+
+/**
+ * The agent after an update: top-level fields given replace the stored ones, while `agent`,
+ * `max_duration` and `voicemail_message` merge key by key, so a partial update changes only what
+ * it names.
+ */
+export function specForUpdate(
+  current: AgentSpec,
+  body: UpdateAgentBody & Record<string, unknown>,
+): AgentSpec {
+  for (const field of NOT_ACCEPTED_ON_UPDATE) {
+    if (body[field] !== undefined) {
+      throw invalidInput(`body.${field} is not accepted on update`, ['body', field], 'not_accepted');
+    }
+  }
+  checkCommon(body);
+  const merge = (key: string, patch: object | undefined) =>
+    patch === undefined ? current[key] : { ...((current[key] as object | undefined) ?? {}), ...patch };
+  const next = defined({
+    ...current,
+    description: body.description ?? current.description,
+    phone_number: body.phone_number !== undefined ? normalizedPhone(body.phone_number) : current.phone_number,
+    external_webhook_url: body.external_webhook_url ?? current.external_webhook_url,
+    is_recording: body.is_recording ?? current.is_recording,
+    end_call_reasons: body.end_call_reasons ?? current.end_call_reasons,
+    max_duration: merge('max_duration', body.max_duration),
+    voicemail_message: merge('voicemail_message', body.voicemail_message),
+    agent: merge('agent', body.agent),
+  });
+  const modeChanged = body.agent?.greeting_message_mode !== undefined;
+  checkVoicemail(next, modeChanged && !body.voicemail_message ? 'mode' : 'voicemail');
+  return next;
+}

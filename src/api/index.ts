@@ -1,0 +1,3 @@
+export { buildApi, type ApiDeps } from './server.ts';
+export { createMetricsRegistry } from './metrics.ts';
+export { MISSING_AUTH, INVALID_KEY } from './auth.ts';

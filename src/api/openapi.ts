@@ -1,0 +1,33 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { ErrorBodySchema } from './schemas/common.ts';
+import { AgentRead } from './assistants/schemas.ts';
+import { NumberRead } from './numbers/schemas.ts';
+import { SubaccountRead } from './subaccounts/schemas.ts';
+
+// The OpenAPI 3.1 document is generated from the same TypeBox schemas that validate requests, so
+// it cannot drift from what the server accepts. `/docs` renders it with Swagger UI, whose assets
+// ship inside the npm package (nothing is fetched from the network).
+
+export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
+  for (const schema of [ErrorBodySchema, AgentRead, NumberRead, SubaccountRead]) app.addSchema(schema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Parley API',
+        version: '1.0.0',
+        description:
+          'The v2 voice and chat agent API. Every /v2 route takes `Authorization: Bearer <API key>`. ' +
+          'Successes are `{"status":"ok","response":...}`; errors are `{"detail":{...}}` (see ErrorBody).',
+      },
+      servers: [{ url: publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

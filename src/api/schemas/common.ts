@@ -1,0 +1,76 @@
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
+
+// Shapes shared by every resource: the envelope, the error body and limit/offset paging.
+
+export const ErrorBodySchema = Type.Object(
+  {
+    detail: Type.Object({
+      status: Type.Literal('error'),
+      description: Type.String({ description: 'Human-readable; names the offending field.' }),
+      timestamp: Type.String({ format: 'date-time' }),
+      request_id: Type.String(),
+      category: Type.Union(
+        ['validation', 'not_found', 'conflict', 'auth', 'critical', 'rate_limit'].map((c) => Type.Literal(c)),
+      ),
+      errors: Type.Optional(
+        Type.Array(
+          Type.Object({
+            loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+            msg: Type.String(),
+            type: Type.String(),
+          }),
+        ),
+      ),
+    }),
+  },
+  { $id: 'ErrorBody', title: 'Error body' },
+);
+
+/** Error responses to declare on a route, by status. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorBody')]));
+}
+
+export function okEnvelope<T extends TSchema>(response: T, extra: Record<string, TSchema> = {}) {
+  return Type.Object({ status: Type.Literal('ok'), response, ...extra });
+}
+
+export const StatusOnly = Type.Object({ status: Type.Literal('ok') });
+
+export const PaginationSchema = Type.Object({
+  total_records: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+});
+
+/** limit/offset paging; out-of-range values are a 400, never silently clamped. */
+export function limitOffsetQuery(defaultLimit: number, maxLimit: number) {
+  return {
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: maxLimit,
+      default: defaultLimit,
+      description: 'Items per page.',
+    }),
+    offset: Type.Integer({
+      minimum: 0,
+      maximum: 2_147_483_647,
+      default: 0,
+      description: 'Index of the first item.',
+    }),
+  };
+}
+
+export const NonEmptyString = (maxLength: number, description?: string) =>
+  Type.String({ minLength: 1, maxLength, ...(description ? { description } : {}) });
+
+export const HttpUrl = (description: string) =>
+  Type.String({ maxLength: 2048, description: `${description} (http or https URL)` });
+
+/** A string enum as JSON Schema `enum`, so a bad value's error lists the allowed ones. */
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number] } = {},
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}

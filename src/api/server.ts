@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../core/index.ts';
+import type { Store } from '../store/index.ts';
+import { assistantRoutes } from './assistants/routes.ts';
+import { authenticate } from './auth.ts';
+import { registerErrorHandling } from './errors.ts';
+import { registerHealth } from './health.ts';
+import { createMetricsRegistry, registerMetrics } from './metrics.ts';
+import { numberRoutes } from './numbers/routes.ts';
+import { registerOpenApi } from './openapi.ts';
+import { subaccountRoutes } from './subaccounts/routes.ts';
+import { validatorCompiler } from './validation.ts';
+import { workspaceRoutes } from './workspace/routes.ts';
+
+export interface ApiDeps {
+  store: Store;
+  logger: Logger;
+  publicUrl: string;
+  bodyLimitBytes: number;
+  metrics?: Registry;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Builds the HTTP application (not listening); tests drive it with `inject()`. */
+export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    // Requests are logged once, on completion, by route template: raw URLs can carry phone numbers.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.bodyLimitBytes,
+    routerOptions: { ignoreTrailingSlash: true },
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandling(app, deps.bodyLimitBytes);
+
+  app.decorateRequest('workspace', null as never);
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request completed',
+    );
+  });
+
+  registerMetrics(app, deps.metrics ?? createMetricsRegistry());
+  registerHealth(app, deps.store);
+  await registerOpenApi(app, deps.publicUrl);
+
+  await app.register(
+    async (v2) => {
+      v2.addHook('onRequest', authenticate(deps.store));
+      await v2.register(assistantRoutes, { store: deps.store });
+      await v2.register(numberRoutes, { store: deps.store });
+      await v2.register(subaccountRoutes, { store: deps.store });
+      await v2.register(workspaceRoutes, { store: deps.store });
+    },
+    { prefix: '/v2' },
+  );
+
+  return app;
+}

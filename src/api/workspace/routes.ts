@@ -1,0 +1,207 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { invalidInput, notFound, toIso } from '../../core/index.ts';
+import { newWebhookSecret, type ApiKey, type Store, type Workspace } from '../../store/index.ts';
+import { ok } from '../envelope.ts';
+import { NonEmptyString, errorResponses, okEnvelope } from '../schemas/common.ts';
+import { minutesUsed } from '../subaccounts/routes.ts';
+
+// The caller's own workspace: its settings (WIRE.md section 11), webhook secret (section 9) and
+// API keys. These are Parley's additions to the spec, which leaves workspace settings to a UI.
+
+const TAG = ['Workspace'];
+
+const WorkspaceRead = Type.Object(
+  {
+    workspace_id: Type.String(),
+    name: Type.String(),
+    plan: Type.String(),
+    max_concurrent_calls: Type.Integer(),
+    calls_per_second: Type.Union([Type.Number(), Type.Null()], { description: 'null: unlimited.' }),
+    include_timeline_in_webhook: Type.Boolean({
+      description: 'Adds action_execution_timeline to post-call webhooks.',
+    }),
+    default_agent_id: Type.Union([Type.String(), Type.Null()], { description: 'Inbound fallback agent.' }),
+    minutes_used: Type.Number(),
+    parent_workspace_id: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Workspace', title: 'Workspace' },
+);
+
+const UpdateWorkspaceBody = Type.Object({
+  name: Type.Optional(NonEmptyString(200)),
+  include_timeline_in_webhook: Type.Optional(Type.Boolean()),
+  default_agent_id: Type.Optional(Type.Union([NonEmptyString(100), Type.Null()])),
+});
+
+const ApiKeyRead = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String({ description: 'The first characters of the key.' }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+function presentWorkspace(w: Workspace) {
+  return {
+    workspace_id: w.id,
+    name: w.name,
+    plan: w.plan,
+    max_concurrent_calls: w.maxConcurrentCalls,
+    calls_per_second: w.callsPerSecond,
+    include_timeline_in_webhook: w.includeTimelineInWebhook,
+    default_agent_id: w.defaultAgentId,
+    minutes_used: minutesUsed(w.usageSeconds),
+    parent_workspace_id: w.parentId,
+    created_at: toIso(w.createdAt),
+    updated_at: toIso(w.updatedAt),
+  };
+}
+
+const presentKey = (k: ApiKey) => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  created_at: toIso(k.createdAt),
+});
+
+export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+  app.get(
+    '/workspace',
+    {
+      schema: {
+        tags: TAG,
+        summary: "The caller's workspace and its settings",
+        response: { 200: okEnvelope(WorkspaceRead), ...errorResponses(401) },
+      },
+    },
+    async (request) => ok(presentWorkspace(request.workspace)),
+  );
+
+  app.put(
+    '/workspace',
+    {
+      schema: {
+        tags: TAG,
+        summary: "Update the caller's workspace settings",
+        body: UpdateWorkspaceBody,
+        response: { 200: okEnvelope(WorkspaceRead), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const ws = request.workspace.id;
+      const { name, include_timeline_in_webhook, default_agent_id } = request.body;
+      const updated = await store.transaction(async (repos) => {
+        if (default_agent_id && !(await repos.agents.get(ws, default_agent_id))) {
+          throw invalidInput(`body.default_agent_id: agent ${default_agent_id} not found`, [
+            'body',
+            'default_agent_id',
+          ]);
+        }
+        return repos.workspaces.update(ws, {
+          name,
+          includeTimelineInWebhook: include_timeline_in_webhook,
+          defaultAgentId: default_agent_id,
+        });
+      });
+      if (!updated) throw notFound('workspace not found', 404);
+      return ok(presentWorkspace(updated));
+    },
+  );
+
+  const SecretResponse = okEnvelope(Type.Object({ webhook_secret: Type.String() }));
+
+  app.get(
+    '/webhook_secret',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'The Standard Webhooks secret that signs this workspace’s webhooks',
+        response: { 200: SecretResponse, ...errorResponses(401) },
+      },
+    },
+    async (request) => ok({ webhook_secret: request.workspace.webhookSecret }),
+  );
+
+  app.post(
+    '/webhook_secret/rotate',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Replace the webhook secret',
+        response: { 200: SecretResponse, ...errorResponses(401) },
+      },
+    },
+    async (request) => {
+      const updated = await store.workspaces.update(request.workspace.id, {
+        webhookSecret: newWebhookSecret(),
+      });
+      if (!updated) throw notFound('workspace not found', 404);
+      return ok({ webhook_secret: updated.webhookSecret });
+    },
+  );
+
+  app.get(
+    '/api_keys',
+    {
+      schema: {
+        tags: TAG,
+        summary: "The workspace's API keys (never the keys themselves)",
+        response: {
+          200: okEnvelope(Type.Object({ api_keys: Type.Array(ApiKeyRead) })),
+          ...errorResponses(401),
+        },
+      },
+    },
+    async (request) => ok({ api_keys: (await store.apiKeys.list(request.workspace.id)).map(presentKey) }),
+  );
+
+  app.post(
+    '/api_keys',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Create an API key; the key is shown once',
+        body: Type.Optional(Type.Object({ name: Type.Optional(NonEmptyString(200)) })),
+        response: {
+          200: okEnvelope(Type.Composite([ApiKeyRead, Type.Object({ api_key: Type.String() })])),
+          ...errorResponses(400, 401),
+        },
+      },
+    },
+    async (request) => {
+      const created = await store.apiKeys.create(request.workspace.id, request.body?.name ?? 'api');
+      return ok({ ...presentKey(created.apiKey), api_key: created.secret });
+    },
+  );
+
+  app.delete(
+    '/api_keys/:key_id',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Revoke an API key (a workspace keeps at least one)',
+        params: Type.Object({ key_id: NonEmptyString(100) }),
+        response: {
+          200: okEnvelope(Type.Object({ answer: Type.String() })),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const ws = request.workspace.id;
+      await store.transaction(async (repos) => {
+        const keys = await repos.apiKeys.list(ws);
+        if (!keys.some((k) => k.id === request.params.key_id)) {
+          throw notFound(`API key ${request.params.key_id} not found`);
+        }
+        if (keys.length === 1) {
+          throw invalidInput('cannot revoke the last API key of a workspace', ['path', 'key_id']);
+        }
+        await repos.apiKeys.revoke(ws, request.params.key_id);
+      });
+      return ok({ answer: 'API key revoked' });
+    },
+  );
+};

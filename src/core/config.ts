@@ -1,0 +1,89 @@
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+
+// The process configuration, read once from the environment by the composition root. Every
+// variable is listed in the README's configuration table; a bad value stops the start with a
+// message that names the variable.
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** PostgreSQL URL; when absent the embedded SQLite file under `dataDir` is used. */
+  databaseUrl: string | undefined;
+  bootstrapApiKey: string | undefined;
+  publicUrl: string;
+  nodeName: string;
+  logLevel: string;
+  logPii: boolean;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** How long shutdown waits for in-flight work before closing anyway, in ms. */
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function intVar(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolVar(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(`${name} must be 1, 0, true or false, got "${raw}"`);
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export const MIN_BOOTSTRAP_KEY_LENGTH = 16;
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = intVar(env, 'PORT', 8080, 0, 65535);
+  const logLevel = env.PARLEY_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`PARLEY_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const databaseUrl = env.PARLEY_DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('PARLEY_DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  const bootstrapApiKey = env.PARLEY_BOOTSTRAP_API_KEY || undefined;
+  if (bootstrapApiKey !== undefined && !/^[\x21-\x7e]+$/.test(bootstrapApiKey)) {
+    throw new ConfigError('PARLEY_BOOTSTRAP_API_KEY must be printable ASCII without spaces');
+  }
+  if (bootstrapApiKey !== undefined && bootstrapApiKey.length < MIN_BOOTSTRAP_KEY_LENGTH) {
+    throw new ConfigError(`PARLEY_BOOTSTRAP_API_KEY must be at least ${MIN_BOOTSTRAP_KEY_LENGTH} characters`);
+  }
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const publicUrl = (env.PARLEY_PUBLIC_URL || `http://${displayHost}:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError(`PARLEY_PUBLIC_URL must be an absolute URL, got "${publicUrl}"`);
+  }
+  return {
+    host,
+    port,
+    dataDir: resolve(env.PARLEY_DATA_DIR || './data'),
+    databaseUrl,
+    bootstrapApiKey,
+    publicUrl,
+    nodeName: env.PARLEY_NODE_NAME || `${hostname()}:${port}`,
+    logLevel,
+    logPii: boolVar(env, 'PARLEY_LOG_PII'),
+    bodyLimitBytes: intVar(env, 'PARLEY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    shutdownTimeoutMs: intVar(env, 'PARLEY_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}

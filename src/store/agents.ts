@@ -1,0 +1,99 @@
+import type { Selectable } from 'kysely';
+import { newId, type Clock } from '../core/index.ts';
+import type { Db } from './database.ts';
+import { fromJson, toJson } from './json.ts';
+import type { Agent, AgentSpec, Page } from './records.ts';
+import type { AgentTable } from './schema.ts';
+
+function toAgent(row: Selectable<AgentTable>): Agent {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    type: row.type,
+    name: row.name,
+    spec: fromJson<AgentSpec>(row.spec) ?? {},
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export interface NewAgent {
+  type: string;
+  name: string;
+  spec: AgentSpec;
+}
+
+export function agentsRepo(db: Db, clock: Clock) {
+  return {
+    async create(workspaceId: string, input: NewAgent): Promise<Agent> {
+      const now = clock.now();
+      const row = await db
+        .insertInto('agents')
+        .values({
+          id: newId(),
+          workspace_id: workspaceId,
+          type: input.type,
+          name: input.name,
+          spec: toJson(input.spec),
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toAgent(row);
+    },
+
+    async get(workspaceId: string, id: string): Promise<Agent | null> {
+      const row = await db
+        .selectFrom('agents')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row ? toAgent(row) : null;
+    },
+
+    /** Newest first. */
+    async list(workspaceId: string, limit: number, offset: number): Promise<Page<Agent>> {
+      const base = db.selectFrom('agents').where('workspace_id', '=', workspaceId);
+      const [rows, count] = await Promise.all([
+        base.selectAll().orderBy('seq', 'desc').limit(limit).offset(offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { items: rows.map(toAgent), total: Number(count.n) };
+    },
+
+    /** Replaces name and spec (the caller has merged them); null when the agent is absent. */
+    async update(
+      workspaceId: string,
+      id: string,
+      next: { name: string; spec: AgentSpec },
+    ): Promise<Agent | null> {
+      const row = await db
+        .updateTable('agents')
+        .set({ name: next.name, spec: toJson(next.spec), updated_at: clock.now() })
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toAgent(row) : null;
+    },
+
+    /** Deletes the agent and its number attachments. */
+    async delete(workspaceId: string, id: string): Promise<boolean> {
+      await db
+        .deleteFrom('agent_phone_numbers')
+        .where('workspace_id', '=', workspaceId)
+        .where('agent_id', '=', id)
+        .execute();
+      const result = await db
+        .deleteFrom('agents')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
+
+export type AgentsRepo = ReturnType<typeof agentsRepo>;

@@ -1,0 +1,103 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Schema } from './schema.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export type DatabaseOptions =
+  | { dialect: 'sqlite'; file: string }
+  | {
+      dialect: 'postgres';
+      url: string;
+      /** Schema to use instead of `public` (created if missing); tests use a fresh one per run. */
+      schema?: string;
+      poolSize?: number;
+    };
+
+export type Db = Kysely<Schema> | Transaction<Schema>;
+
+export interface Database {
+  readonly dialect: DialectName;
+  readonly db: Kysely<Schema>;
+  /**
+   * Runs `fn` in one transaction. On SQLite it takes the write lock at BEGIN (BEGIN IMMEDIATE) so
+   * that another process writing the same file (the CLI while the server runs) waits on the busy
+   * timeout instead of failing half-way through a read-then-write.
+   */
+  transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+
+function openSqlite(file: string): Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    dialect: 'sqlite',
+    db,
+    async transaction(fn) {
+      // One connection: Kysely's SQLite driver serializes all queries on it, so holding it for the
+      // whole function keeps other requests out of the transaction.
+      return db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          const result = await fn(conn as unknown as Transaction<Schema>);
+          await sql`commit`.execute(conn);
+          return result;
+        } catch (err) {
+          await sql`rollback`.execute(conn);
+          throw err;
+        }
+      });
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(options: Extract<DatabaseOptions, { dialect: 'postgres' }>): Database {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    ...(options.schema ? { options: `-c search_path=${quoteIdent(options.schema)}` } : {}),
+    // Times and counters are bigint columns; they fit in a JS number, so read them as numbers.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as never,
+    },
+  });
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    dialect: 'postgres',
+    db,
+    transaction: (fn) => db.transaction().execute((trx) => fn(trx)),
+    close: () => db.destroy(),
+  };
+}
+
+function quoteIdent(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`invalid schema name: ${name}`);
+  return name;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.dialect === 'sqlite') return openSqlite(options.file);
+  if (options.schema) {
+    const admin = new pg.Client({ connectionString: options.url });
+    await admin.connect();
+    try {
+      await admin.query(`create schema if not exists ${quoteIdent(options.schema)}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  return openPostgres(options);
+}

@@ -1,0 +1,158 @@
+import type { Selectable } from 'kysely';
+import { newId, slugOf, type Clock } from '../core/index.ts';
+import type { Db } from './database.ts';
+import { fromJson, toJson } from './json.ts';
+import type { Page, PhoneNumber } from './records.ts';
+import type { PhoneNumberTable } from './schema.ts';
+
+function toPhoneNumber(row: Selectable<PhoneNumberTable>): PhoneNumber {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    number: row.number,
+    slug: row.slug,
+    provider: row.provider,
+    sip: fromJson<Record<string, unknown>>(row.sip),
+    defaultAgentId: row.default_agent_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export interface NewPhoneNumber {
+  /** E.164, already normalized. */
+  number: string;
+  provider: string;
+  sip?: Record<string, unknown> | null;
+}
+
+export function phoneNumbersRepo(db: Db, clock: Clock) {
+  return {
+    /** Imports a number; returns null when the workspace already has it. */
+    async create(workspaceId: string, input: NewPhoneNumber): Promise<PhoneNumber | null> {
+      const now = clock.now();
+      const row = await db
+        .insertInto('phone_numbers')
+        .values({
+          id: newId(),
+          workspace_id: workspaceId,
+          number: input.number,
+          slug: slugOf(input.number),
+          provider: input.provider,
+          sip: toJson(input.sip ?? null),
+          default_agent_id: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.columns(['workspace_id', 'number']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toPhoneNumber(row) : null;
+    },
+
+    async getBySlug(workspaceId: string, slug: string): Promise<PhoneNumber | null> {
+      const row = await db
+        .selectFrom('phone_numbers')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('slug', '=', slug)
+        .executeTakeFirst();
+      return row ? toPhoneNumber(row) : null;
+    },
+
+    /** The workspace's numbers among `slugs` (unknown ones are simply absent from the result). */
+    async findBySlugs(workspaceId: string, slugs: string[]): Promise<PhoneNumber[]> {
+      if (slugs.length === 0) return [];
+      const rows = await db
+        .selectFrom('phone_numbers')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('slug', 'in', slugs)
+        .execute();
+      return rows.map(toPhoneNumber);
+    },
+
+    /** Newest first. */
+    async list(workspaceId: string, limit: number, offset: number): Promise<Page<PhoneNumber>> {
+      const base = db.selectFrom('phone_numbers').where('workspace_id', '=', workspaceId);
+      const [rows, count] = await Promise.all([
+        base.selectAll().orderBy('seq', 'desc').limit(limit).offset(offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { items: rows.map(toPhoneNumber), total: Number(count.n) };
+    },
+
+    /** Deletes the number and detaches it from every agent. */
+    async delete(workspaceId: string, slug: string): Promise<boolean> {
+      const found = await this.getBySlug(workspaceId, slug);
+      if (!found) return false;
+      await db.deleteFrom('agent_phone_numbers').where('phone_number_id', '=', found.id).execute();
+      await db.deleteFrom('phone_numbers').where('id', '=', found.id).execute();
+      return true;
+    },
+
+    /** Attaches numbers to an agent; attaching one already attached changes nothing. */
+    async attach(workspaceId: string, agentId: string, numberIds: string[]): Promise<void> {
+      if (numberIds.length === 0) return;
+      const now = clock.now();
+      await db
+        .insertInto('agent_phone_numbers')
+        .values(
+          [...new Set(numberIds)].map((id) => ({
+            workspace_id: workspaceId,
+            agent_id: agentId,
+            phone_number_id: id,
+            created_at: now,
+          })),
+        )
+        .onConflict((oc) => oc.columns(['agent_id', 'phone_number_id']).doNothing())
+        .execute();
+    },
+
+    /** Detaches one number from an agent; false when it was not attached. */
+    async detach(workspaceId: string, agentId: string, numberId: string): Promise<boolean> {
+      const result = await db
+        .deleteFrom('agent_phone_numbers')
+        .where('workspace_id', '=', workspaceId)
+        .where('agent_id', '=', agentId)
+        .where('phone_number_id', '=', numberId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    /** Numbers attached to each of the given agents, in the order they were attached. */
+    async attachedTo(workspaceId: string, agentIds: string[]): Promise<Map<string, PhoneNumber[]>> {
+      const byAgent = new Map<string, PhoneNumber[]>(agentIds.map((id) => [id, []]));
+      if (agentIds.length === 0) return byAgent;
+      const rows = await db
+        .selectFrom('agent_phone_numbers as a')
+        .innerJoin('phone_numbers as p', 'p.id', 'a.phone_number_id')
+        .selectAll('p')
+        .select('a.agent_id')
+        .where('a.workspace_id', '=', workspaceId)
+        .where('a.agent_id', 'in', agentIds)
+        .orderBy('a.created_at')
+        .orderBy('p.seq')
+        .execute();
+      for (const row of rows) byAgent.get(row.agent_id)?.push(toPhoneNumber(row));
+      return byAgent;
+    },
+
+    /** Agents each number is attached to. */
+    async agentsOf(workspaceId: string, numberIds: string[]): Promise<Map<string, string[]>> {
+      const byNumber = new Map<string, string[]>(numberIds.map((id) => [id, []]));
+      if (numberIds.length === 0) return byNumber;
+      const rows = await db
+        .selectFrom('agent_phone_numbers')
+        .select(['phone_number_id', 'agent_id'])
+        .where('workspace_id', '=', workspaceId)
+        .where('phone_number_id', 'in', numberIds)
+        .orderBy('created_at')
+        .execute();
+      for (const row of rows) byNumber.get(row.phone_number_id)?.push(row.agent_id);
+      return byNumber;
+    },
+  };
+}
+
+export type PhoneNumbersRepo = ReturnType<typeof phoneNumbersRepo>;

@@ -1,0 +1,57 @@
+import type { Plan } from '../core/index.ts';
+
+// What repositories return: plain objects with camelCase fields, times in ms.
+
+export interface Workspace {
+  id: string;
+  parentId: string | null;
+  name: string;
+  plan: Plan;
+  maxConcurrentCalls: number;
+  /** Calls per second the dialer may start; null = unlimited. */
+  callsPerSecond: number | null;
+  webhookSecret: string;
+  includeTimelineInWebhook: boolean;
+  defaultAgentId: string | null;
+  usageSeconds: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ApiKey {
+  id: string;
+  workspaceId: string;
+  name: string;
+  prefix: string;
+  createdAt: number;
+}
+
+/** The agent's fields other than type and name, exactly as accepted by the API. */
+export type AgentSpec = Record<string, unknown>;
+
+export interface Agent {
+  id: string;
+  workspaceId: string;
+  type: string;
+  name: string;
+  spec: AgentSpec;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface PhoneNumber {
+  id: string;
+  workspaceId: string;
+  number: string;
+  slug: string;
+  provider: string;
+  sip: Record<string, unknown> | null;
+  defaultAgentId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}

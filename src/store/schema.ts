@@ -1,0 +1,81 @@
+import type { Generated } from 'kysely';
+
+// Table types as the database holds them. Times are integer milliseconds since the epoch; flags
+// are 0/1 integers and JSON columns are text on SQLite and jsonb on PostgreSQL (see json.ts), so
+// one repository implementation serves both dialects.
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface WorkspaceTable {
+  seq: Generated<number>;
+  id: string;
+  parent_id: string | null;
+  name: string;
+  plan: string;
+  max_concurrent_calls: number;
+  calls_per_second: number | null;
+  webhook_secret: string;
+  include_timeline_in_webhook: number;
+  default_agent_id: string | null;
+  usage_seconds: number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface ApiKeyTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** Hex SHA-256 of the key; the key itself is never stored. */
+  key_hash: string;
+  /** The first characters of the key, to tell keys apart in listings. */
+  prefix: string;
+  created_at: number;
+}
+
+export interface AgentTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  type: string;
+  name: string;
+  /** Every other field of the agent as the API accepts it (JSON). */
+  spec: unknown;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PhoneNumberTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  number: string;
+  slug: string;
+  provider: string;
+  /** SIP trunk settings for provider `sip` (JSON) or null. */
+  sip: unknown;
+  default_agent_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AgentPhoneNumberTable {
+  workspace_id: string;
+  agent_id: string;
+  phone_number_id: string;
+  created_at: number;
+}
+
+export interface Schema {
+  parley_meta: MetaTable;
+  workspaces: WorkspaceTable;
+  api_keys: ApiKeyTable;
+  agents: AgentTable;
+  phone_numbers: PhoneNumberTable;
+  agent_phone_numbers: AgentPhoneNumberTable;
+}

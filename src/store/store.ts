@@ -1,0 +1,59 @@
+import { sql } from 'kysely';
+import type { Clock } from '../core/index.ts';
+import { agentsRepo } from './agents.ts';
+import { apiKeysRepo } from './api-keys.ts';
+import { openDatabase, type Database, type DatabaseOptions, type Db, type DialectName } from './database.ts';
+import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrations/index.ts';
+import { phoneNumbersRepo } from './phone-numbers.ts';
+import { workspacesRepo } from './workspaces.ts';
+
+export function repositories(db: Db, clock: Clock) {
+  return {
+    workspaces: workspacesRepo(db, clock),
+    apiKeys: apiKeysRepo(db, clock),
+    agents: agentsRepo(db, clock),
+    phoneNumbers: phoneNumbersRepo(db, clock),
+  };
+}
+
+export type Repositories = ReturnType<typeof repositories>;
+
+/** The persistence seam: the same repositories over either dialect. */
+export interface Store extends Repositories {
+  readonly dialect: DialectName;
+  /** Runs `fn` with repositories bound to one transaction. */
+  transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
+  migrate(): Promise<MigrationReport>;
+  /** Reachable and fully migrated. */
+  isReady(): Promise<boolean>;
+  /** Serializes `fn` against every other process using this store (for one-time start-up work). */
+  exclusively<T>(name: string, fn: (repos: Repositories) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function createStore(options: DatabaseOptions, clock: Clock): Promise<Store> {
+  const database: Database = await openDatabase(options);
+  return {
+    dialect: database.dialect,
+    ...repositories(database.db, clock),
+    transaction: (fn) => database.transaction((trx) => fn(repositories(trx, clock))),
+    migrate: () => migrateToLatest(database),
+    async isReady() {
+      try {
+        await sql`select 1`.execute(database.db);
+        return (await pendingMigrations(database)).length === 0;
+      } catch {
+        return false;
+      }
+    },
+    exclusively: (name, fn) =>
+      database.transaction(async (trx) => {
+        // SQLite's BEGIN IMMEDIATE already holds the only write lock; PostgreSQL needs a lock.
+        if (database.dialect === 'postgres') {
+          await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
+        }
+        return fn(repositories(trx, clock));
+      }),
+    close: () => database.close(),
+  };
+}

@@ -1,0 +1,81 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { describe } from 'vitest';
+import { buildApi } from '../src/api/index.ts';
+import { silentLogger, systemClock, type Clock, type Plan } from '../src/core/index.ts';
+import type { Store } from '../src/store/index.ts';
+import { storeTargets, type StoreTarget } from '../src/store/testing/index.ts';
+
+// API test harness: the real Fastify app over a real store (one per dialect), driven with
+// inject(). `forEachStore` runs a describe block once per dialect.
+
+export { storeTargets, type StoreTarget };
+
+export interface TestWorkspace {
+  id: string;
+  key: string;
+}
+
+export interface TestApi {
+  api: FastifyInstance;
+  store: Store;
+  /** A workspace (enterprise, 10 concurrent calls) and its key. */
+  ws: TestWorkspace;
+  /** A second, unrelated workspace: its ids must be invisible to `ws`. */
+  other: TestWorkspace;
+  /** inject() with `ws`'s key unless `key` is given (null: no Authorization header). */
+  call(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function createWorkspace(
+  store: Store,
+  name: string,
+  plan: Plan = 'enterprise',
+  maxConcurrentCalls = 10,
+): Promise<TestWorkspace> {
+  const workspace = await store.workspaces.create({ name, plan, maxConcurrentCalls });
+  const { secret } = await store.apiKeys.create(workspace.id, 'test');
+  return { id: workspace.id, key: secret };
+}
+
+export async function createTestApi(
+  target: StoreTarget,
+  options: { clock?: Clock; bodyLimitBytes?: number } = {},
+): Promise<TestApi> {
+  const store = await target.open(options.clock ?? systemClock);
+  const api = await buildApi({
+    store,
+    logger: silentLogger(),
+    publicUrl: 'http://127.0.0.1:8080',
+    bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+  });
+  await api.ready();
+  const ws = await createWorkspace(store, 'main');
+  const other = await createWorkspace(store, 'other');
+  return {
+    api,
+    store,
+    ws,
+    other,
+    call({ key, headers, ...rest }) {
+      const auth = key === null ? {} : { authorization: `Bearer ${key ?? ws.key}` };
+      return api.inject({ ...rest, headers: { ...auth, ...headers } });
+    },
+    async close() {
+      await api.close();
+      await store.close();
+    },
+  };
+}
+
+/** Runs `body` once per store dialect, naming the dialect in the describe title. */
+export function forEachStore(title: string, body: (target: StoreTarget) => void): void {
+  for (const target of storeTargets()) {
+    describe(`${title} [${target.dialect}]`, () => body(target));
+  }
+}
+
+/** A minimal valid agent body. */
+export function agentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { type: 'outbound', name: 'Sales agent', agent: { prompt: 'You sell solar panels.' }, ...overrides };
+}
