@@ -1,0 +1,63 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('has the defaults of the operational contract', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: resolve('./data'),
+      databaseUrl: undefined,
+      bootstrapApiKey: undefined,
+      publicUrl: 'http://127.0.0.1:8080',
+      logLevel: 'info',
+      bodyLimitBytes: 1024 * 1024,
+    });
+    expect(config.nodeName).toMatch(/:8080$/);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      PARLEY_DATA_DIR: '/tmp/x',
+      PARLEY_DATABASE_URL: 'postgres://u@h/db',
+      PARLEY_BOOTSTRAP_API_KEY: 'abcdefghijklmnop',
+      PARLEY_PUBLIC_URL: 'https://parley.example/',
+      PARLEY_NODE_NAME: 'node-a',
+      PARLEY_LOG_LEVEL: 'warn',
+      PARLEY_LOG_PII: '1',
+      PARLEY_BODY_LIMIT_BYTES: '4096',
+      PARLEY_SHUTDOWN_TIMEOUT_MS: '500',
+    });
+    expect(config).toEqual({
+      host: '0.0.0.0',
+      port: 9000,
+      dataDir: '/tmp/x',
+      databaseUrl: 'postgres://u@h/db',
+      bootstrapApiKey: 'abcdefghijklmnop',
+      publicUrl: 'https://parley.example',
+      nodeName: 'node-a',
+      logLevel: 'warn',
+      logPii: true,
+      bodyLimitBytes: 4096,
+      shutdownTimeoutMs: 500,
+    });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PARLEY_DATABASE_URL: 'mysql://x' }, 'PARLEY_DATABASE_URL'],
+    [{ PARLEY_BOOTSTRAP_API_KEY: 'short' }, 'PARLEY_BOOTSTRAP_API_KEY'],
+    [{ PARLEY_BOOTSTRAP_API_KEY: 'has a space in it here' }, 'PARLEY_BOOTSTRAP_API_KEY'],
+    [{ PARLEY_LOG_LEVEL: 'loud' }, 'PARLEY_LOG_LEVEL'],
+    [{ PARLEY_LOG_PII: 'yes' }, 'PARLEY_LOG_PII'],
+    [{ PARLEY_PUBLIC_URL: 'not a url' }, 'PARLEY_PUBLIC_URL'],
+  ])('refuses %o naming the variable', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(name);
+  });
+});
