@@ -41,8 +41,9 @@ function checkAgentConfig(agent: Record<string, unknown> | undefined): void {
   }
 }
 
+/** E.164 form of the agent's number; an empty string clears it. */
 function normalizedPhone(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return value;
+  if (value === undefined || value === '') return undefined;
   const e164 = normalizeE164(value);
   if (!e164) {
     throw invalidInput(
@@ -138,7 +139,10 @@ export function specForUpdate(
     voicemail_message: merge('voicemail_message', body.voicemail_message),
     agent: merge('agent', body.agent),
   });
+  // Blame the mode when it moved while voicemail stays enabled; blame voicemail when this update
+  // is the one that enables it (an update that only edits the voicemail text did not cause it).
   const modeChanged = body.agent?.greeting_message_mode !== undefined;
-  checkVoicemail(next, modeChanged && !body.voicemail_message ? 'mode' : 'voicemail');
+  const enablesVoicemail = body.voicemail_message?.enabled === true;
+  checkVoicemail(next, modeChanged && !enablesVoicemail ? 'mode' : 'voicemail');
   return next;
 }

@@ -55,17 +55,24 @@ export const AgentConfig = Type.Object(
   { additionalProperties: true, description: 'Agent configuration; update merges it key by key.' },
 );
 
-export const MaxDuration = Type.Object({
-  duration_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
-  is_enabled: Type.Optional(Type.Boolean()),
-});
+// Like `agent`, these keep keys Parley does not know and echo them.
+export const MaxDuration = Type.Object(
+  {
+    duration_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+    is_enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true },
+);
 
-export const VoicemailMessage = Type.Object({
-  enabled: Type.Optional(Type.Boolean()),
-  mode: Type.Optional(enumOf(['exact_message', 'prompt'] as const)),
-  exact_message: Type.Optional(Str(4000)),
-  prompt: Type.Optional(Str(4000)),
-});
+export const VoicemailMessage = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    mode: Type.Optional(enumOf(['exact_message', 'prompt'] as const)),
+    exact_message: Type.Optional(Str(4000)),
+    prompt: Type.Optional(Str(4000)),
+  },
+  { additionalProperties: true },
+);
 
 const sharedFields = {
   description: Type.Optional(Str(4000)),

@@ -1,0 +1,582 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createManualClock, type ManualClock } from '../../src/core/index.ts';
+import { agentBody, createTestApi, createWorkspace, forEachStore, type TestApi } from '../helpers.ts';
+
+// The workspace's phone number inventory (WIRE.md section 3) through the HTTP layer, once per
+// dialect.
+
+type Loc = (string | number)[];
+type Json = Record<string, unknown>;
+type Payload = InjectOptions['payload'];
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function dottedLoc(loc: Loc): string {
+  return loc.map((seg, i) => (typeof seg === 'number' ? `[${seg}]` : i === 0 ? seg : `.${seg}`)).join('');
+}
+
+/** The exact error body of WIRE.md section 1; returns its `detail`. */
+function expectErrorBody(res: LightMyRequestResponse, status: number, category: string): Json {
+  expect(res.statusCode, res.body).toBe(status);
+  const body = res.json() as { detail: Json };
+  expect(Object.keys(body)).toEqual(['detail']);
+  const d = body.detail;
+  const allowed = ['status', 'description', 'timestamp', 'request_id', 'category', 'errors'];
+  expect(Object.keys(d).filter((k) => !allowed.includes(k))).toEqual([]);
+  expect(d.status).toBe('error');
+  expect(d.category).toBe(category);
+  expect(typeof d.description).toBe('string');
+  expect(d.timestamp).toMatch(ISO);
+  expect(d.request_id).toBe(res.headers['x-request-id']);
+  return d;
+}
+
+function expectFieldError(res: LightMyRequestResponse, loc: Loc): Json {
+  const d = expectErrorBody(res, 400, 'validation');
+  expect(d.description).toContain(dottedLoc(loc));
+  expect((d.errors as { loc: Loc }[]).map((e) => e.loc)).toContainEqual(loc);
+  return d;
+}
+
+function expectNotFound(res: LightMyRequestResponse): Json {
+  const d = expectErrorBody(res, 404, 'not_found');
+  expect(d.errors).toBeUndefined();
+  return d;
+}
+
+forEachStore('phone numbers API', (target) => {
+  let t: TestApi;
+  let clock: ManualClock;
+  let seq = 0;
+
+  beforeAll(async () => {
+    clock = createManualClock(Date.UTC(2026, 5, 1, 9));
+    t = await createTestApi(target, { clock });
+  });
+  afterAll(() => t.close());
+
+  /** A fresh, unused US number. */
+  function fresh() {
+    seq += 1;
+    const line = String(2000 + seq);
+    return { e164: `+1628555${line}`, slug: `1628555${line}`, spaced: `+1 628 555 ${line}` };
+  }
+
+  const importNumber = (payload: Payload, key?: string) =>
+    t.call({ method: 'POST', url: '/v2/custom-numbers', payload, key });
+  const getNumber = (slug: string, key?: string) =>
+    t.call({ method: 'GET', url: `/v2/numbers/${slug}`, key });
+  const deleteNumber = (slug: string, key?: string) =>
+    t.call({ method: 'DELETE', url: `/v2/numbers/${slug}`, key });
+
+  async function createAgent(key?: string): Promise<string> {
+    const res = await t.call({ method: 'POST', url: '/v2/assistants', payload: agentBody(), key });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().response.model_id as string;
+  }
+
+  async function attach(agentId: string, e164: string, key?: string): Promise<void> {
+    const res = await t.call({
+      method: 'PUT',
+      url: `/v2/assistants/${agentId}/phone_numbers`,
+      payload: { phone_numbers: [e164] },
+      key,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  }
+
+  describe('POST /v2/custom-numbers', () => {
+    it('imports a number and answers the number record', async () => {
+      const n = fresh();
+      const now = clock.now();
+      const res = await importNumber({ phone_number: n.e164, provider: 'sim' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({
+        status: 'ok',
+        response: {
+          phone_number: n.e164,
+          slug: n.slug,
+          sid: expect.stringMatching(UUID),
+          provider: 'sim',
+          sip: null,
+          attached_agents: [],
+          created_at: new Date(now).toISOString(),
+          updated_at: new Date(now).toISOString(),
+        },
+      });
+      const read = await getNumber(n.slug);
+      expect(read.statusCode).toBe(200);
+      expect(read.json()).toEqual(res.json());
+    });
+
+    it.each(['sim', 'twilio', 'telnyx', 'custom'])('accepts provider %s without sip', async (provider) => {
+      const n = fresh();
+      const res = await importNumber({ phone_number: n.e164, provider });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response).toMatchObject({ provider, sip: null });
+    });
+
+    it.each<[string, (n: ReturnType<typeof fresh>) => string]>([
+      ['spaces', (n) => n.spaced],
+      ['no plus', (n) => n.slug],
+      ['punctuation', (n) => `+1 (${n.slug.slice(1, 4)}) ${n.slug.slice(4, 7)}-${n.slug.slice(7)}`],
+      ['dots', (n) => `1.${n.slug.slice(1, 4)}.${n.slug.slice(4, 7)}.${n.slug.slice(7)}`],
+      ['surrounding blanks', (n) => `  ${n.e164} `],
+    ])('normalizes a number written with %s to E.164', async (_label, write) => {
+      const n = fresh();
+      const res = await importNumber({ phone_number: write(n), provider: 'sim' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response).toMatchObject({ phone_number: n.e164, slug: n.slug });
+    });
+
+    it('normalizes a non-US number', async () => {
+      const res = await importNumber({ phone_number: '+44 20 7946 0958', provider: 'twilio' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response).toMatchObject({ phone_number: '+442079460958', slug: '442079460958' });
+    });
+
+    it('stores sip settings, never returning the password', async () => {
+      const n = fresh();
+      const res = await importNumber({
+        phone_number: n.e164,
+        provider: 'sip',
+        sip: {
+          host: 'sip.example.com',
+          port: 5061,
+          transport: 'tls',
+          username: 'trunk-user',
+          password: 's3cret-pa55',
+          uac_register_expires: 600,
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const expectedSip = {
+        host: 'sip.example.com',
+        port: 5061,
+        transport: 'tls',
+        username: 'trunk-user',
+        has_password: true,
+        uac_register_expires: 600,
+      };
+      expect(res.json().response.sip).toEqual(expectedSip);
+      expect(res.body).not.toContain('s3cret-pa55');
+      expect(res.body).not.toContain('"password"');
+      const read = await getNumber(n.slug);
+      expect(read.json().response.sip).toEqual(expectedSip);
+      expect(read.body).not.toContain('s3cret-pa55');
+      const list = await t.call({ method: 'GET', url: '/v2/numbers?limit=1000' });
+      expect(list.body).not.toContain('s3cret-pa55');
+      expect(list.body).not.toContain('"password"');
+    });
+
+    it('applies the sip defaults', async () => {
+      const n = fresh();
+      const res = await importNumber({ phone_number: n.e164, provider: 'sip', sip: { host: '10.0.0.5' } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response.sip).toEqual({
+        host: '10.0.0.5',
+        port: 5060,
+        transport: 'udp',
+        username: null,
+        has_password: false,
+        uac_register_expires: 300,
+      });
+    });
+
+    it('reports has_password false for an empty password', async () => {
+      const n = fresh();
+      const res = await importNumber({
+        phone_number: n.e164,
+        provider: 'sip',
+        sip: { host: 'h', username: 'u', password: '' },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response.sip).toMatchObject({ username: 'u', has_password: false });
+    });
+
+    it.each([60, 3600])('accepts uac_register_expires %i', async (expires) => {
+      const n = fresh();
+      const res = await importNumber({
+        phone_number: n.e164,
+        provider: 'sip',
+        sip: { host: 'h', uac_register_expires: expires },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response.sip.uac_register_expires).toBe(expires);
+    });
+
+    it.each<[string, unknown]>([
+      ['59', 59],
+      ['3601', 3601],
+      ['a fraction', 300.5],
+      ['a string', '300'],
+    ])('refuses uac_register_expires %s', async (_label, expires) => {
+      const n = fresh();
+      const res = await importNumber({
+        phone_number: n.e164,
+        provider: 'sip',
+        sip: { host: 'h', uac_register_expires: expires },
+      });
+      expectFieldError(res, ['body', 'sip', 'uac_register_expires']);
+      expect((await getNumber(n.slug)).statusCode).toBe(404);
+    });
+
+    it.each<[string, Json, Loc]>([
+      ['no host', { port: 5060 }, ['body', 'sip', 'host']],
+      ['an empty host', { host: '' }, ['body', 'sip', 'host']],
+      ['port 0', { host: 'h', port: 0 }, ['body', 'sip', 'port']],
+      ['port 65536', { host: 'h', port: 65_536 }, ['body', 'sip', 'port']],
+      ['an unknown transport', { host: 'h', transport: 'sctp' }, ['body', 'sip', 'transport']],
+    ])('refuses sip settings with %s', async (_label, sip, loc) => {
+      expectFieldError(await importNumber({ phone_number: fresh().e164, provider: 'sip', sip }), loc);
+    });
+
+    it('requires sip for provider sip', async () => {
+      const n = fresh();
+      const d = expectFieldError(await importNumber({ phone_number: n.e164, provider: 'sip' }), [
+        'body',
+        'sip',
+      ]);
+      expect(d.description).toContain('required');
+      expect((await getNumber(n.slug)).statusCode).toBe(404);
+    });
+
+    it.each(['sim', 'twilio', 'telnyx', 'custom'])('refuses sip for provider %s', async (provider) => {
+      const n = fresh();
+      expectFieldError(await importNumber({ phone_number: n.e164, provider, sip: { host: 'h' } }), [
+        'body',
+        'sip',
+      ]);
+      expect((await getNumber(n.slug)).statusCode).toBe(404);
+    });
+
+    it('requires provider', async () => {
+      expectFieldError(await importNumber({ phone_number: fresh().e164 }), ['body', 'provider']);
+    });
+
+    it.each(['vonage', 'SIM', '', 'Twilio'])('refuses provider %j, listing the allowed values', async (p) => {
+      const d = expectFieldError(await importNumber({ phone_number: fresh().e164, provider: p }), [
+        'body',
+        'provider',
+      ]);
+      for (const v of ['sim', 'sip', 'twilio', 'telnyx', 'custom']) expect(d.description).toContain(v);
+    });
+
+    it('requires phone_number', async () => {
+      expectFieldError(await importNumber({ provider: 'sim' }), ['body', 'phone_number']);
+    });
+
+    it('names every missing field at once', async () => {
+      const d = expectErrorBody(await importNumber({}), 400, 'validation');
+      const locs = (d.errors as { loc: Loc }[]).map((e) => e.loc);
+      expect(locs).toContainEqual(['body', 'phone_number']);
+      expect(locs).toContainEqual(['body', 'provider']);
+    });
+
+    it.each<[string, unknown]>([
+      ['letters', 'call me'],
+      ['too short', '+1 628'],
+      ['no such country', '+999 123 4567'],
+      ['empty', ''],
+      ['a number type', 16285550000],
+      ['too long', `+1${'2'.repeat(40)}`],
+    ])('refuses a phone_number that is %s', async (_label, value) => {
+      expectFieldError(await importNumber({ phone_number: value, provider: 'sim' }), [
+        'body',
+        'phone_number',
+      ]);
+    });
+
+    it('refuses a duplicate with category conflict, whatever its formatting', async () => {
+      const n = fresh();
+      const first = await importNumber({ phone_number: n.e164, provider: 'sim' });
+      expect(first.statusCode).toBe(200);
+      for (const again of [n.e164, n.spaced, n.slug]) {
+        const res = await importNumber({ phone_number: again, provider: 'twilio' });
+        const d = expectErrorBody(res, 400, 'conflict');
+        expect(d.description).toContain('body.phone_number');
+        expect((d.errors as { loc: Loc }[]).map((e) => e.loc)).toContainEqual(['body', 'phone_number']);
+      }
+      // The first import is untouched.
+      const read = await getNumber(n.slug);
+      expect(read.json().response).toMatchObject({ provider: 'sim', sid: first.json().response.sid });
+    });
+
+    it('ignores unknown top-level fields', async () => {
+      const n = fresh();
+      const res = await importNumber({ phone_number: n.e164, provider: 'sim', label: 'main line' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response).not.toHaveProperty('label');
+    });
+  });
+
+  describe('GET /v2/numbers', () => {
+    let key: string;
+    const slugs: string[] = [];
+
+    beforeAll(async () => {
+      key = (await createWorkspace(t.store, 'inventory')).key;
+      for (let i = 0; i < 5; i += 1) {
+        const n = fresh();
+        slugs.push(n.slug);
+        expect((await importNumber({ phone_number: n.e164, provider: 'sim' }, key)).statusCode).toBe(200);
+        clock.advance(1_000);
+      }
+    });
+
+    const list = (query = '', path = '/v2/numbers') => t.call({ method: 'GET', url: `${path}${query}`, key });
+    const newestFirst = () => [...slugs].reverse();
+
+    it('lists newest first with a default limit of 20', async () => {
+      const res = await list();
+      expect(res.statusCode).toBe(200);
+      const { pagination, numbers } = res.json().response;
+      expect(Object.keys(res.json().response).sort()).toEqual(['numbers', 'pagination']);
+      expect(pagination).toEqual({ total_records: 5, limit: 20, offset: 0 });
+      expect(numbers.map((n: Json) => n.slug)).toEqual(newestFirst());
+      for (const n of numbers as Json[]) {
+        expect(n).toEqual({
+          phone_number: `+${String(n.slug)}`,
+          slug: n.slug,
+          sid: expect.stringMatching(UUID),
+          provider: 'sim',
+          sip: null,
+          attached_agents: [],
+          created_at: expect.stringMatching(ISO),
+          updated_at: expect.stringMatching(ISO),
+        });
+      }
+    });
+
+    it('pages with limit and offset and echoes them', async () => {
+      const first = (await list('?limit=2')).json().response;
+      expect(first.pagination).toEqual({ total_records: 5, limit: 2, offset: 0 });
+      expect(first.numbers.map((n: Json) => n.slug)).toEqual(newestFirst().slice(0, 2));
+      const second = (await list('?limit=2&offset=2')).json().response;
+      expect(second.numbers.map((n: Json) => n.slug)).toEqual(newestFirst().slice(2, 4));
+      const last = (await list('?limit=2&offset=4')).json().response;
+      expect(last.pagination).toEqual({ total_records: 5, limit: 2, offset: 4 });
+      expect(last.numbers.map((n: Json) => n.slug)).toEqual(newestFirst().slice(4));
+    });
+
+    it.each([5, 6, 2_147_483_647])(
+      'answers an empty page at offset %i with the real total',
+      async (offset) => {
+        const res = await list(`?offset=${offset}`);
+        expect(res.statusCode).toBe(200);
+        expect(res.json().response).toEqual({
+          pagination: { total_records: 5, limit: 20, offset },
+          numbers: [],
+        });
+      },
+    );
+
+    it('accepts limit 1 and 1000', async () => {
+      expect((await list('?limit=1')).json().response.numbers.map((n: Json) => n.slug)).toEqual([
+        newestFirst()[0],
+      ]);
+      expect((await list('?limit=1000')).json().response.numbers).toHaveLength(5);
+    });
+
+    it('works with a trailing slash', async () => {
+      const a = await list('?limit=3', '/v2/numbers/');
+      expect(a.statusCode).toBe(200);
+      expect(a.json().response).toEqual((await list('?limit=3')).json().response);
+    });
+
+    it.each<[string, string]>([
+      ['?limit=0', 'limit'],
+      ['?limit=1001', 'limit'],
+      ['?limit=abc', 'limit'],
+      ['?limit=1.5', 'limit'],
+      ['?offset=-1', 'offset'],
+      ['?offset=x', 'offset'],
+      ['?offset=2147483648', 'offset'],
+    ])('refuses %s naming %s', async (query, field) => {
+      expectFieldError(await list(query), ['query', field]);
+    });
+
+    it('shows attached agents in list items', async () => {
+      const agent = await createAgent(key);
+      await attach(agent, `+${slugs[0]!}`, key);
+      const items = (await list('?limit=1000')).json().response.numbers as Json[];
+      expect(items.find((n) => n.slug === slugs[0])!.attached_agents).toEqual([agent]);
+      expect(
+        items.filter((n) => n.slug !== slugs[0]).every((n) => (n.attached_agents as []).length === 0),
+      ).toBe(true);
+    });
+  });
+
+  describe('GET /v2/numbers/{slug}', () => {
+    it('finds a number by slug and by its URL-encoded plus', async () => {
+      const n = fresh();
+      const created = (await importNumber({ phone_number: n.e164, provider: 'telnyx' })).json();
+      const bySlug = await getNumber(n.slug);
+      expect(bySlug.statusCode).toBe(200);
+      expect(bySlug.json()).toEqual(created);
+      const byPlus = await getNumber(`%2B${n.slug}`);
+      expect(byPlus.statusCode, byPlus.body).toBe(200);
+      expect(byPlus.json()).toEqual(created);
+      const rawPlus = await getNumber(`+${n.slug}`);
+      expect(rawPlus.statusCode, rawPlus.body).toBe(200);
+      expect(rawPlus.json()).toEqual(created);
+    });
+
+    it.each(['16280000000', 'nope', '%2B16280000000'])('answers 404 for unknown %s', async (slug) => {
+      expectNotFound(await getNumber(slug));
+    });
+
+    it('lists the model_ids of the agents it is attached to, in attach order', async () => {
+      const n = fresh();
+      expect((await importNumber({ phone_number: n.e164, provider: 'sim' })).statusCode).toBe(200);
+      const first = await createAgent();
+      const second = await createAgent();
+      await createAgent(); // not attached
+      await attach(first, n.e164);
+      clock.advance(1_000);
+      await attach(second, n.spaced);
+      await attach(first, n.e164); // idempotent
+      const res = await getNumber(n.slug);
+      expect(res.json().response.attached_agents).toEqual([first, second]);
+
+      const detached = await t.call({
+        method: 'DELETE',
+        url: `/v2/assistants/${first}/phone_numbers/${n.slug}`,
+      });
+      expect(detached.statusCode).toBe(200);
+      expect((await getNumber(n.slug)).json().response.attached_agents).toEqual([second]);
+    });
+  });
+
+  describe('DELETE /v2/numbers/{slug}', () => {
+    it('deletes a number and detaches it from every agent', async () => {
+      const n = fresh();
+      const keep = fresh();
+      expect((await importNumber({ phone_number: n.e164, provider: 'sim' })).statusCode).toBe(200);
+      const keepSid = (await importNumber({ phone_number: keep.e164, provider: 'sim' })).json().response.sid;
+      const a1 = await createAgent();
+      const a2 = await createAgent();
+      await attach(a1, n.e164);
+      await attach(a1, keep.e164);
+      await attach(a2, n.e164);
+
+      const res = await deleteNumber(n.slug);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({ status: 'ok', response: { answer: 'Phone number deleted' } });
+
+      const agent1 = (await t.call({ method: 'GET', url: `/v2/assistants/${a1}` })).json().response;
+      expect(agent1.assistants[0].attached_phone_numbers).toEqual([
+        { number: keep.e164, sid: keepSid, slug: keep.slug },
+      ]);
+      const agent2 = (await t.call({ method: 'GET', url: `/v2/assistants/${a2}` })).json().response;
+      expect(agent2.assistants[0].attached_phone_numbers).toEqual([]);
+
+      expectNotFound(await getNumber(n.slug));
+      expectNotFound(await deleteNumber(n.slug));
+      const list = (await t.call({ method: 'GET', url: '/v2/numbers?limit=1000' })).json().response;
+      expect((list.numbers as Json[]).map((x) => x.slug)).not.toContain(n.slug);
+      // Detaching the deleted number now answers 404, and attaching it is refused.
+      expectNotFound(await t.call({ method: 'DELETE', url: `/v2/assistants/${a2}/phone_numbers/${n.slug}` }));
+      expectNotFound(
+        await t.call({
+          method: 'PUT',
+          url: `/v2/assistants/${a2}/phone_numbers`,
+          payload: { phone_numbers: [n.e164] },
+        }),
+      );
+    });
+
+    it('deletes by the URL-encoded plus form', async () => {
+      const n = fresh();
+      expect((await importNumber({ phone_number: n.e164, provider: 'sim' })).statusCode).toBe(200);
+      expect((await deleteNumber(`%2B${n.slug}`)).statusCode).toBe(200);
+      expectNotFound(await getNumber(n.slug));
+    });
+
+    it('allows importing the number again afterwards, fresh and unattached', async () => {
+      const n = fresh();
+      const first = (await importNumber({ phone_number: n.e164, provider: 'sim' })).json().response;
+      await attach(await createAgent(), n.e164);
+      expect((await deleteNumber(n.slug)).statusCode).toBe(200);
+      const again = await importNumber({ phone_number: n.e164, provider: 'twilio' });
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json().response).toMatchObject({ provider: 'twilio', attached_agents: [] });
+      expect(again.json().response.sid).not.toBe(first.sid);
+      expect((await getNumber(n.slug)).json().response.attached_agents).toEqual([]);
+    });
+
+    it('answers 404 for an unknown number', async () => {
+      expectNotFound(await deleteNumber('16289999999'));
+    });
+  });
+
+  describe('tenant isolation', () => {
+    let n: ReturnType<typeof fresh>;
+    let agent: string;
+    let before: Json;
+
+    beforeAll(async () => {
+      n = fresh();
+      expect((await importNumber({ phone_number: n.e164, provider: 'sim' })).statusCode).toBe(200);
+      agent = await createAgent();
+      await attach(agent, n.e164);
+      before = (await getNumber(n.slug)).json();
+    });
+
+    it('get answers 404 to another workspace', async () => {
+      const d = expectNotFound(await getNumber(n.slug, t.other.key));
+      const missing = expectNotFound(await getNumber('16280000001', t.other.key));
+      expect(d.category).toBe(missing.category);
+    });
+
+    it('delete answers 404 to another workspace and deletes nothing', async () => {
+      expectNotFound(await deleteNumber(n.slug, t.other.key));
+      expectNotFound(await deleteNumber(`%2B${n.slug}`, t.other.key));
+      expect((await getNumber(n.slug)).json()).toEqual(before);
+    });
+
+    it('another workspace does not list it', async () => {
+      const res = await t.call({ method: 'GET', url: '/v2/numbers?limit=1000', key: t.other.key });
+      expect(res.statusCode).toBe(200);
+      const slugs = (res.json().response.numbers as Json[]).map((x) => x.slug);
+      expect(slugs).not.toContain(n.slug);
+      expect(res.json().response.pagination.total_records).toBe(slugs.length);
+    });
+
+    it('another workspace cannot attach it to its own agent', async () => {
+      const theirs = await createAgent(t.other.key);
+      const res = await t.call({
+        method: 'PUT',
+        url: `/v2/assistants/${theirs}/phone_numbers`,
+        key: t.other.key,
+        payload: { phone_numbers: [n.e164] },
+      });
+      expectNotFound(res);
+      expect((await getNumber(n.slug)).json().response.attached_agents).toEqual([agent]);
+    });
+
+    it('another workspace holds its own copy of the same number independently', async () => {
+      const res = await importNumber({ phone_number: n.e164, provider: 'twilio' }, t.other.key);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response).toMatchObject({ provider: 'twilio', attached_agents: [] });
+      expect(res.json().response.sid).not.toBe((before.response as Json).sid);
+      expect((await getNumber(n.slug)).json()).toEqual(before);
+      expect((await deleteNumber(n.slug, t.other.key)).statusCode).toBe(200);
+      expect((await getNumber(n.slug)).json()).toEqual(before);
+    });
+  });
+
+  describe('auth', () => {
+    it.each([
+      ['GET', '/v2/numbers'],
+      ['GET', '/v2/numbers/16280000000'],
+      ['DELETE', '/v2/numbers/16280000000'],
+      ['POST', '/v2/custom-numbers'],
+    ] as const)('%s %s answers 401 without a key', async (method, url) => {
+      const res = await t.call({ method, url, key: null, payload: method === 'POST' ? {} : undefined });
+      expectErrorBody(res, 401, 'auth');
+    });
+  });
+});
