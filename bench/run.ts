@@ -1,0 +1,73 @@
+// Benchmark entry: `npm run bench` runs every case; `npm run bench -- api` picks cases by name.
+// Each case writes its own section of bench/RESULTS.md. Child servers and temp dirs are removed at
+// the end, also on failure, and a watchdog stops the run if it overruns.
+import { runApiCase, type CaseContext } from './api.ts';
+import { loadSettings, runCleanups } from './lib.ts';
+
+interface BenchCase {
+  run(ctx: CaseContext): Promise<void>;
+  /** Rough upper bound of the case's load time, in seconds, for the watchdog. */
+  loadSeconds(ctx: CaseContext): number;
+}
+
+const CASES: Record<string, BenchCase> = {
+  // 2 endpoints x 2 servers x (warm-up + measured run).
+  api: { run: runApiCase, loadSeconds: ({ settings: s }) => 4 * (s.warmupS + s.durationS) },
+};
+
+const SETUP_ALLOWANCE_S = 60;
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const unknown = args.filter((a) => !(a in CASES));
+  if (unknown.length > 0) {
+    console.error(`unknown case(s): ${unknown.join(', ')}; known: ${Object.keys(CASES).join(', ')}`);
+    return 2;
+  }
+  const names = args.length > 0 ? args : Object.keys(CASES);
+  const ctx: CaseContext = {
+    command: [
+      ...Object.keys(process.env)
+        .filter((k) => k.startsWith('BENCH_'))
+        .sort()
+        .map((k) => `${k}=${process.env[k]}`),
+      'npm run bench',
+      ...(args.length > 0 ? ['--', ...args] : []),
+    ].join(' '),
+    settings: loadSettings(),
+  };
+
+  const budgetS = names.reduce((sum, n) => sum + SETUP_ALLOWANCE_S + CASES[n]!.loadSeconds(ctx), 0);
+  const watchdog = setTimeout(() => {
+    console.error(`bench: still running after ${budgetS} s, giving up`);
+    void runCleanups().finally(() => process.exit(1));
+  }, budgetS * 1000);
+  watchdog.unref();
+
+  let failed = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    console.error(`bench: ${signal}, cleaning up`);
+    void runCleanups().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    for (const name of names) {
+      console.log(`== case ${name} ==`);
+      try {
+        await CASES[name]!.run(ctx);
+      } catch (err) {
+        failed = true;
+        console.error(`case ${name} failed:`, err instanceof Error ? err.message : err);
+      } finally {
+        await runCleanups();
+      }
+    }
+  } finally {
+    clearTimeout(watchdog);
+  }
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await main();
