@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, DialectName } from '../database.ts';
 import { initial } from './001-initial.ts';
 
@@ -14,17 +14,33 @@ export interface MigrationReport {
   applied: string[];
 }
 
-export async function migrateToLatest(database: Database): Promise<MigrationReport> {
+/**
+ * Kysely's migrator looks for its bookkeeping tables in every schema of the database unless told
+ * which one to use; on PostgreSQL another store's schema in the same database would then be taken
+ * for ours (and a fresh schema would never get its own). Pin it to the schema unqualified tables
+ * go to, which is where the migrations create everything else.
+ */
+async function createMigrator(database: Database): Promise<Migrator> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(database.dialect) };
-  const migrator = new Migrator({ db: database.db, provider });
+  let migrationTableSchema: string | undefined;
+  if (database.dialect === 'postgres') {
+    const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(
+      database.db,
+    );
+    migrationTableSchema = rows[0]?.schema ?? undefined;
+  }
+  return new Migrator({ db: database.db, provider, migrationTableSchema });
+}
+
+export async function migrateToLatest(database: Database): Promise<MigrationReport> {
+  const migrator = await createMigrator(database);
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
 }
 
 export async function pendingMigrations(database: Database): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(database.dialect) };
-  const migrator = new Migrator({ db: database.db, provider });
+  const migrator = await createMigrator(database);
   const list = await migrator.getMigrations();
   return list.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }

@@ -38,13 +38,23 @@ function withCleanup(store: Store, cleanup: () => Promise<void> | void): Store {
   });
 }
 
+/** Migrates the store; when that fails, closes it (removing its database) before rethrowing. */
+async function migrated(store: Store): Promise<Store> {
+  try {
+    await store.migrate();
+    return store;
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
 export const sqliteTarget: StoreTarget = {
   dialect: 'sqlite',
   async open(clock = systemClock) {
     const dir = mkdtempSync(join(tmpdir(), 'parley-store-'));
     const store = await createStore({ dialect: 'sqlite', file: join(dir, 'parley.db') }, clock);
-    await store.migrate();
-    return withCleanup(store, () => rmSync(dir, { recursive: true, force: true }));
+    return migrated(withCleanup(store, () => rmSync(dir, { recursive: true, force: true })));
   },
 };
 
@@ -54,8 +64,7 @@ export function postgresTarget(url: string): StoreTarget {
     async open(clock = systemClock) {
       const schema = `parley_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
       const store = await createStore({ dialect: 'postgres', url, schema, poolSize: 4 }, clock);
-      await store.migrate();
-      return withCleanup(store, () => dropSchema(url, schema));
+      return migrated(withCleanup(store, () => dropSchema(url, schema)));
     },
   };
 }
