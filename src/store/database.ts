@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Schema } from './schema.ts';
 
@@ -32,6 +32,36 @@ export interface Database {
 }
 
 const INT8_OID = 20;
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running a
+ * small indexed query. Statements are keyed by their SQL text and reused, least recently used
+ * first out (queries with IN-lists of varying length make distinct texts, hence the bound).
+ */
+function cachedStatements(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => {
+      cache.clear();
+      sqlite.close();
+    },
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (statement) {
+        cache.delete(text);
+      } else {
+        statement = sqlite.prepare(text);
+        if (cache.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = cache.keys().next().value;
+          if (oldest !== undefined) cache.delete(oldest);
+        }
+      }
+      cache.set(text, statement);
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
+    },
+  };
+}
 
 function openSqlite(file: string): Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -40,7 +70,7 @@ function openSqlite(file: string): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite) }) });
   return {
     dialect: 'sqlite',
     db,
