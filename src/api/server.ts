@@ -41,6 +41,9 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // JSON in (WIRE.md section 1): Fastify's built-in text/plain parser would hand a string to the
+  // body schema ("body must be object") instead of the content-type 400.
+  app.removeContentTypeParser('text/plain');
   registerErrorHandling(app, deps.bodyLimitBytes);
 
   app.decorateRequest('workspace', null as never);

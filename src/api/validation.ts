@@ -22,9 +22,87 @@ const textAjv = addFormats(
   new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, removeAdditional: false, strict: false }),
 );
 
+/** Deeper JSON is refused: serializing it (to store it) would exhaust the call stack. */
+export const MAX_JSON_DEPTH = 64;
+
+interface Visit {
+  value: unknown;
+  key: string;
+  depth: number;
+  parent: Visit | null;
+}
+
+function pointer(visit: Visit): string {
+  const keys: string[] = [];
+  for (let v: Visit | null = visit; v?.parent; v = v.parent) keys.push(v.key);
+  return keys
+    .reverse()
+    .map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+    .join('');
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why a string (value or key) cannot be stored as text, or null. */
+function badText(text: string): { keyword: string; message: string } | null {
+  if (text.includes('\u0000'))
+    return { keyword: 'nul', message: 'must not contain the NUL character (U+0000)' };
+  if (LONE_SURROGATE.test(text))
+    return { keyword: 'unicode', message: 'must be valid Unicode (a lone surrogate)' };
+  return null;
+}
+
+/**
+ * Why `data` cannot be stored, as an ajv-style error, or null. PostgreSQL text cannot hold U+0000
+ * or a lone UTF-16 surrogate (a 500 there, silently kept on SQLite), and nesting beyond
+ * MAX_JSON_DEPTH overflows the stack when the value is serialized. Iterative, since the input can
+ * nest deeper than the stack.
+ */
+function unstorable(data: unknown): ErrorObject | null {
+  const fail = (visit: Visit, keyword: string, message: string): ErrorObject => ({
+    keyword,
+    instancePath: pointer(visit),
+    schemaPath: '#',
+    params: {},
+    message,
+  });
+  const stack: Visit[] = [{ value: data, key: '', depth: 0, parent: null }];
+  for (let visit = stack.pop(); visit; visit = stack.pop()) {
+    const { value } = visit;
+    if (typeof value === 'string') {
+      const bad = badText(value);
+      if (bad) return fail(visit, bad.keyword, bad.message);
+    } else if (value !== null && typeof value === 'object') {
+      if (visit.depth >= MAX_JSON_DEPTH) {
+        return fail(visit, 'depth', `must not nest more than ${MAX_JSON_DEPTH} levels deep`);
+      }
+      for (const [key, child] of Object.entries(value)) {
+        const next = { value: child, key, depth: visit.depth + 1, parent: visit };
+        const bad = badText(key);
+        if (bad) return fail(next, bad.keyword, bad.message);
+        stack.push(next);
+      }
+    }
+  }
+  return null;
+}
+
+// Every part that has a schema is also checked for values no store can keep (see `unstorable`),
+// so they are a 400 on both dialects rather than a 500 on one.
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ValidateFunction;
+  const validate = ajv.compile(schema as object) as ValidateFunction;
+  const checked = ((data: unknown, ctx?: object) => {
+    const valid = (validate as (d: unknown, c?: object) => boolean)(data, ctx);
+    checked.errors = validate.errors;
+    if (!valid) return false;
+    const problem = unstorable(data);
+    if (problem === null) return true;
+    checked.errors = [problem];
+    return false;
+  }) as ValidateFunction;
+  checked.schemaEnv = validate.schemaEnv;
+  return checked;
 };
 
 const PART_NAMES: Record<string, string> = { querystring: 'query', params: 'path', headers: 'header' };

@@ -163,15 +163,19 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
       schema: {
         tags: TAG,
         summary: 'Create an API key; the key is shown once',
-        body: Type.Optional(Type.Object({ name: Type.Optional(NonEmptyString(200)) })),
+        body: Type.Object({ name: Type.Optional(NonEmptyString(200)) }),
         response: {
           200: okEnvelope(Type.Composite([ApiKeyRead, Type.Object({ api_key: Type.String() })])),
           ...errorResponses(400, 401),
         },
       },
+      // The body is optional: a request without one (no content-type) creates a key named `api`.
+      preValidation: async (request) => {
+        if (request.body === undefined) request.body = {};
+      },
     },
     async (request) => {
-      const created = await store.apiKeys.create(request.workspace.id, request.body?.name ?? 'api');
+      const created = await store.apiKeys.create(request.workspace.id, request.body.name ?? 'api');
       return ok({ ...presentKey(created.apiKey), api_key: created.secret });
     },
   );
@@ -191,7 +195,9 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
     },
     async (request) => {
       const ws = request.workspace.id;
-      await store.transaction(async (repos) => {
+      // Serialized per workspace: two concurrent revokes of its last two keys must not both pass
+      // the "keeps at least one" check (PostgreSQL's read committed would let them).
+      await store.exclusively(`api-keys:${ws}`, async (repos) => {
         const keys = await repos.apiKeys.list(ws);
         if (!keys.some((k) => k.id === request.params.key_id)) {
           throw notFound(`API key ${request.params.key_id} not found`);
