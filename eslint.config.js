@@ -32,24 +32,30 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  ...modules.map((m) => {
+  // Production code reaches another module only through its index.ts; tests may also use its
+  // testing/index.ts (fakes and test targets).
+  ...modules.flatMap((m) => {
     const others = modules.filter((o) => o !== m).join('|');
-    return {
-      files: [`src/${m}/**/*.ts`],
-      rules: {
-        'no-restricted-imports': [
-          'error',
-          {
-            patterns: [
-              {
-                regex: `^(\\.\\./)+(${others})/(?!index\\.ts$)`,
-                message: 'Import another module only through its index.ts.',
-              },
-            ],
-          },
-        ],
+    const rule = (allowed, message) => ({
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: `^(\\.\\./)+(${others})/(?!${allowed}$)`, message }] },
+      ],
+    });
+    return [
+      {
+        files: [`src/${m}/**/*.ts`],
+        ignores: ['**/*.test.ts'],
+        rules: rule('index\\.ts', 'Import another module only through its index.ts.'),
       },
-    };
+      {
+        files: [`src/${m}/**/*.test.ts`],
+        rules: rule(
+          '(testing/)?index\\.ts',
+          'Import another module only through its index.ts or testing/index.ts.',
+        ),
+      },
+    ];
   }),
   {
     files: ['bin/**/*.js'],

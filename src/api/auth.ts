@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { unauthorized } from '../core/index.ts';
-import type { Store, Workspace } from '../store/index.ts';
+import { unauthorized, type Clock } from '../core/index.ts';
+import { hashApiKey, type Store, type Workspace } from '../store/index.ts';
 
 // Bearer-key authentication (WIRE.md section 1). The key's workspace scopes everything the request
 // does; handlers read it from `request.workspace` and never take a workspace id from the client.
@@ -20,12 +20,62 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
-export function authenticate(store: Store) {
+/**
+ * Key -> workspace, remembered for a short time so that a request does not pay a database join
+ * to authenticate. Routes that change a workspace or its keys call `forgetWorkspace` after their
+ * commit, so this process sees the change at once; another process sees it within `ttlMs`.
+ * Failed lookups are never cached.
+ */
+export interface Authenticator {
+  authenticate(token: string): Promise<Workspace | null>;
+  forgetWorkspace(workspaceId: string): void;
+}
+
+export const AUTH_CACHE_TTL_MS = 1000;
+const AUTH_CACHE_MAX_ENTRIES = 10_000;
+
+export function createAuthenticator(store: Store, clock: Clock, ttlMs = AUTH_CACHE_TTL_MS): Authenticator {
+  const entries = new Map<string, { workspace: Workspace; expiresAt: number }>();
+  const byWorkspace = new Map<string, Set<string>>();
+
+  function forget(hash: string): void {
+    const entry = entries.get(hash);
+    if (!entry) return;
+    entries.delete(hash);
+    byWorkspace.get(entry.workspace.id)?.delete(hash);
+  }
+
+  return {
+    async authenticate(token) {
+      const hash = hashApiKey(token);
+      const cached = entries.get(hash);
+      if (cached && cached.expiresAt > clock.now()) return cached.workspace;
+      if (cached) forget(hash);
+      const found = await store.apiKeys.authenticate(token);
+      if (!found || ttlMs <= 0) return found?.workspace ?? null;
+      if (entries.size >= AUTH_CACHE_MAX_ENTRIES) {
+        const oldest = entries.keys().next().value;
+        if (oldest !== undefined) forget(oldest);
+      }
+      entries.set(hash, { workspace: found.workspace, expiresAt: clock.now() + ttlMs });
+      const hashes = byWorkspace.get(found.workspace.id) ?? new Set<string>();
+      hashes.add(hash);
+      byWorkspace.set(found.workspace.id, hashes);
+      return found.workspace;
+    },
+    forgetWorkspace(workspaceId) {
+      for (const hash of byWorkspace.get(workspaceId) ?? []) entries.delete(hash);
+      byWorkspace.delete(workspaceId);
+    },
+  };
+}
+
+export function authenticate(authenticator: Authenticator) {
   return async function authenticateRequest(request: FastifyRequest): Promise<void> {
     const token = bearerToken(request.headers.authorization);
     if (!token) throw unauthorized(MISSING_AUTH);
-    const found = await store.apiKeys.authenticate(token);
-    if (!found) throw unauthorized(INVALID_KEY);
-    request.workspace = found.workspace;
+    const workspace = await authenticator.authenticate(token);
+    if (!workspace) throw unauthorized(INVALID_KEY);
+    request.workspace = workspace;
   };
 }

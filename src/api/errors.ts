@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { isParleyError, toIso, type ErrorCategory, type FieldError } from '../core/index.ts';
+import { isParleyError, toIso, type Clock, type ErrorCategory, type FieldError } from '../core/index.ts';
 import { fieldErrors } from './validation.ts';
 
 // The one place errors become responses (WIRE.md section 1). Framework errors for malformed
@@ -78,12 +78,12 @@ function mapError(err: unknown, bodyLimit: number): Mapped {
   return { status: 500, category: 'critical', description: 'Internal server error' };
 }
 
-export function errorBody(request: FastifyRequest, mapped: Mapped): ErrorBody {
+export function errorBody(request: FastifyRequest, mapped: Mapped, now: number): ErrorBody {
   return {
     detail: {
       status: 'error',
       description: mapped.description,
-      timestamp: toIso(Date.now()),
+      timestamp: toIso(now),
       request_id: request.id,
       category: mapped.category,
       ...(mapped.errors && mapped.errors.length > 0 ? { errors: mapped.errors } : {}),
@@ -91,7 +91,7 @@ export function errorBody(request: FastifyRequest, mapped: Mapped): ErrorBody {
   };
 }
 
-export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+export function registerErrorHandling(app: FastifyInstance, bodyLimit: number, clock: Clock): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const mapped = mapError(err, bodyLimit);
     if (mapped.status >= 500) {
@@ -101,16 +101,20 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
       const retryAfter = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
       if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     }
-    return reply.code(mapped.status).send(errorBody(request, mapped));
+    return reply.code(mapped.status).send(errorBody(request, mapped, clock.now()));
   });
 
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(
-      errorBody(request, {
-        status: 404,
-        category: 'not_found',
-        description: `no route ${request.method} ${request.url.split('?')[0]}`,
-      }),
+      errorBody(
+        request,
+        {
+          status: 404,
+          category: 'not_found',
+          description: `no route ${request.method} ${request.url.split('?')[0]}`,
+        },
+        clock.now(),
+      ),
     ),
   );
 }

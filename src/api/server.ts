@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import type { Logger } from '../core/index.ts';
+import { systemClock, type Clock, type Logger } from '../core/index.ts';
 import type { Store } from '../store/index.ts';
 import { assistantRoutes } from './assistants/routes.ts';
-import { authenticate } from './auth.ts';
+import { authenticate, createAuthenticator } from './auth.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerHealth } from './health.ts';
 import { createMetricsRegistry, registerMetrics } from './metrics.ts';
@@ -21,6 +21,9 @@ export interface ApiDeps {
   publicUrl: string;
   bodyLimitBytes: number;
   metrics?: Registry;
+  clock?: Clock;
+  /** How long an authenticated key is remembered (0: never); see auth.ts. */
+  authCacheTtlMs?: number;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -44,7 +47,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   // JSON in (WIRE.md section 1): Fastify's built-in text/plain parser would hand a string to the
   // body schema ("body must be object") instead of the content-type 400.
   app.removeContentTypeParser('text/plain');
-  registerErrorHandling(app, deps.bodyLimitBytes);
+  const clock = deps.clock ?? systemClock;
+  registerErrorHandling(app, deps.bodyLimitBytes, clock);
 
   app.decorateRequest('workspace', null as never);
   app.addHook('onRequest', async (request, reply) => {
@@ -68,11 +72,12 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (v2) => {
-      v2.addHook('onRequest', authenticate(deps.store));
+      const auth = createAuthenticator(deps.store, clock, deps.authCacheTtlMs);
+      v2.addHook('onRequest', authenticate(auth));
       await v2.register(assistantRoutes, { store: deps.store });
       await v2.register(numberRoutes, { store: deps.store });
-      await v2.register(subaccountRoutes, { store: deps.store });
-      await v2.register(workspaceRoutes, { store: deps.store });
+      await v2.register(subaccountRoutes, { store: deps.store, auth });
+      await v2.register(workspaceRoutes, { store: deps.store, auth });
     },
     { prefix: '/v2' },
   );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { invalidInput, notFound, toIso, type Plan } from '../../core/index.ts';
 import type { Store, Workspace } from '../../store/index.ts';
+import type { Authenticator } from '../auth.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import {
@@ -44,7 +45,10 @@ function checkWithinParent(parent: Workspace, plan: Plan | undefined, maxCalls: 
   }
 }
 
-export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: Authenticator }> = async (
+  app,
+  { store, auth },
+) => {
   const missing = (id: string) => notFound(`subaccount ${id} not found`);
 
   app.post(
@@ -146,6 +150,7 @@ export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
         });
       });
       if (!updated) throw missing(request.params.subaccount_id);
+      auth.forgetWorkspace(updated.id);
       return ok(presentSubaccount(updated));
     },
   );
@@ -170,6 +175,7 @@ export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
         await repos.apiKeys.revokeAll(child.id);
         await repos.workspaces.softDelete(child.id);
       });
+      auth.forgetWorkspace(request.params.subaccount_id);
       return ok({ answer: 'Subaccount deleted' });
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { invalidInput, notFound, toIso } from '../../core/index.ts';
 import { newWebhookSecret, type ApiKey, type Store, type Workspace } from '../../store/index.ts';
+import type { Authenticator } from '../auth.ts';
 import { ok } from '../envelope.ts';
 import { NonEmptyString, errorResponses, okEnvelope } from '../schemas/common.ts';
 import { minutesUsed } from '../subaccounts/routes.ts';
@@ -66,7 +67,10 @@ const presentKey = (k: ApiKey) => ({
   created_at: toIso(k.createdAt),
 });
 
-export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: Authenticator }> = async (
+  app,
+  { store, auth },
+) => {
   app.get(
     '/workspace',
     {
@@ -106,6 +110,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
         });
       });
       if (!updated) throw notFound('workspace not found', 404);
+      auth.forgetWorkspace(ws);
       return ok(presentWorkspace(updated));
     },
   );
@@ -138,6 +143,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
         webhookSecret: newWebhookSecret(),
       });
       if (!updated) throw notFound('workspace not found', 404);
+      auth.forgetWorkspace(updated.id);
       return ok({ webhook_secret: updated.webhookSecret });
     },
   );
@@ -207,6 +213,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
         }
         await repos.apiKeys.revoke(ws, request.params.key_id);
       });
+      auth.forgetWorkspace(ws);
       return ok({ answer: 'API key revoked' });
     },
   );
