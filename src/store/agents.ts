@@ -2,6 +2,8 @@ import type { Selectable } from 'kysely';
 import { newId, type Clock } from '../core/index.ts';
 import type { Db } from './database.ts';
 import { fromJson, toJson } from './json.ts';
+import { precompiled } from './precompiled.ts';
+import { bumpAgentsVersion } from './workspaces.ts';
 import type { Agent, AgentSpec, Page } from './records.ts';
 import type { AgentTable } from './schema.ts';
 
@@ -23,9 +25,32 @@ export interface NewAgent {
   spec: AgentSpec;
 }
 
+// Every write bumps the workspace's agents version first (see bumpAgentsVersion); callers run
+// writes in a transaction so that the bump and the change commit together.
 export function agentsRepo(db: Db, clock: Clock) {
+  // The reads behind GET /assistants, the hottest routes, skip Kysely's per-call build.
+  const byId = precompiled(db, (q, workspaceId: string, id: string) =>
+    q.selectFrom('agents').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id),
+  );
+  const page = precompiled(db, (q, workspaceId: string, limit: number, offset: number) =>
+    q
+      .selectFrom('agents')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .offset(offset),
+  );
+  const count = precompiled(db, (q, workspaceId: string) =>
+    q
+      .selectFrom('agents')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspaceId),
+  );
+
   return {
     async create(workspaceId: string, input: NewAgent): Promise<Agent> {
+      await bumpAgentsVersion(db, workspaceId);
       const now = clock.now();
       const row = await db
         .insertInto('agents')
@@ -44,23 +69,14 @@ export function agentsRepo(db: Db, clock: Clock) {
     },
 
     async get(workspaceId: string, id: string): Promise<Agent | null> {
-      const row = await db
-        .selectFrom('agents')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const [row] = await byId(workspaceId, id);
       return row ? toAgent(row) : null;
     },
 
     /** Newest first. */
     async list(workspaceId: string, limit: number, offset: number): Promise<Page<Agent>> {
-      const base = db.selectFrom('agents').where('workspace_id', '=', workspaceId);
-      const [rows, count] = await Promise.all([
-        base.selectAll().orderBy('seq', 'desc').limit(limit).offset(offset).execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toAgent), total: Number(count.n) };
+      const [rows, [total]] = await Promise.all([page(workspaceId, limit, offset), count(workspaceId)]);
+      return { items: rows.map(toAgent), total: Number(total?.n ?? 0) };
     },
 
     /** Replaces name and spec (the caller has merged them); null when the agent is absent. */
@@ -69,6 +85,7 @@ export function agentsRepo(db: Db, clock: Clock) {
       id: string,
       next: { name: string; spec: AgentSpec },
     ): Promise<Agent | null> {
+      await bumpAgentsVersion(db, workspaceId);
       const row = await db
         .updateTable('agents')
         .set({ name: next.name, spec: toJson(next.spec), updated_at: clock.now() })
@@ -81,6 +98,7 @@ export function agentsRepo(db: Db, clock: Clock) {
 
     /** Deletes the agent and its number attachments. */
     async delete(workspaceId: string, id: string): Promise<boolean> {
+      await bumpAgentsVersion(db, workspaceId);
       await db
         .deleteFrom('agent_phone_numbers')
         .where('workspace_id', '=', workspaceId)

@@ -2,6 +2,8 @@ import type { Selectable } from 'kysely';
 import { newId, slugOf, type Clock } from '../core/index.ts';
 import type { Db } from './database.ts';
 import { fromJson, toJson } from './json.ts';
+import { precompiled } from './precompiled.ts';
+import { bumpAgentsVersion } from './workspaces.ts';
 import type { Page, PhoneNumber } from './records.ts';
 import type { PhoneNumberTable } from './schema.ts';
 
@@ -26,7 +28,22 @@ export interface NewPhoneNumber {
   sip?: Record<string, unknown> | null;
 }
 
+// Changes to attachments (attach, detach, delete) bump the workspace's agents version, as agent
+// reads show the attached numbers.
 export function phoneNumbersRepo(db: Db, clock: Clock) {
+  // Numbers of one agent: part of every agent read, so built once (see precompiled.ts).
+  const ofOneAgent = precompiled(db, (q, workspaceId: string, agentId: string) =>
+    q
+      .selectFrom('agent_phone_numbers as a')
+      .innerJoin('phone_numbers as p', 'p.id', 'a.phone_number_id')
+      .selectAll('p')
+      .select('a.agent_id')
+      .where('a.workspace_id', '=', workspaceId)
+      .where('a.agent_id', '=', agentId)
+      .orderBy('a.created_at')
+      .orderBy('p.seq'),
+  );
+
   return {
     /** Imports a number; returns null when the workspace already has it. */
     async create(workspaceId: string, input: NewPhoneNumber): Promise<PhoneNumber | null> {
@@ -86,6 +103,7 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
     async delete(workspaceId: string, slug: string): Promise<boolean> {
       const found = await this.getBySlug(workspaceId, slug);
       if (!found) return false;
+      await bumpAgentsVersion(db, workspaceId);
       await db.deleteFrom('agent_phone_numbers').where('phone_number_id', '=', found.id).execute();
       await db.deleteFrom('phone_numbers').where('id', '=', found.id).execute();
       return true;
@@ -94,6 +112,7 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
     /** Attaches numbers to an agent; attaching one already attached changes nothing. */
     async attach(workspaceId: string, agentId: string, numberIds: string[]): Promise<void> {
       if (numberIds.length === 0) return;
+      await bumpAgentsVersion(db, workspaceId);
       const now = clock.now();
       await db
         .insertInto('agent_phone_numbers')
@@ -111,6 +130,7 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
 
     /** Detaches one number from an agent; false when it was not attached. */
     async detach(workspaceId: string, agentId: string, numberId: string): Promise<boolean> {
+      await bumpAgentsVersion(db, workspaceId);
       const result = await db
         .deleteFrom('agent_phone_numbers')
         .where('workspace_id', '=', workspaceId)
@@ -124,16 +144,20 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
     async attachedTo(workspaceId: string, agentIds: string[]): Promise<Map<string, PhoneNumber[]>> {
       const byAgent = new Map<string, PhoneNumber[]>(agentIds.map((id) => [id, []]));
       if (agentIds.length === 0) return byAgent;
-      const rows = await db
-        .selectFrom('agent_phone_numbers as a')
-        .innerJoin('phone_numbers as p', 'p.id', 'a.phone_number_id')
-        .selectAll('p')
-        .select('a.agent_id')
-        .where('a.workspace_id', '=', workspaceId)
-        .where('a.agent_id', 'in', agentIds)
-        .orderBy('a.created_at')
-        .orderBy('p.seq')
-        .execute();
+      const [only] = agentIds;
+      const rows =
+        agentIds.length === 1 && only !== undefined
+          ? await ofOneAgent(workspaceId, only)
+          : await db
+              .selectFrom('agent_phone_numbers as a')
+              .innerJoin('phone_numbers as p', 'p.id', 'a.phone_number_id')
+              .selectAll('p')
+              .select('a.agent_id')
+              .where('a.workspace_id', '=', workspaceId)
+              .where('a.agent_id', 'in', agentIds)
+              .orderBy('a.created_at')
+              .orderBy('p.seq')
+              .execute();
       for (const row of rows) byAgent.get(row.agent_id)?.push(toPhoneNumber(row));
       return byAgent;
     },

@@ -24,6 +24,8 @@ export interface WorkspaceTable {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+  /** Bumped with every change to the workspace's agents or their numbers (cache validation). */
+  agents_version: Generated<number>;
 }
 
 export interface ApiKeyTable {

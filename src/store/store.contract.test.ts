@@ -163,7 +163,7 @@ for (const target of storeTargets()) {
         const fresh = await raw.open(clock);
         try {
           expect(await fresh.isReady()).toBe(false);
-          expect(await fresh.migrate()).toEqual({ applied: ['001-initial'] });
+          expect(await fresh.migrate()).toEqual({ applied: ['001-initial', '002-agents-version'] });
           expect(await fresh.isReady()).toBe(true);
           expect(await fresh.migrate()).toEqual({ applied: [] });
           // A second store on the same database sees the migrations as applied.
@@ -852,6 +852,49 @@ for (const target of storeTargets()) {
 
         expect(await store.phoneNumbers.getBySlug(w.id, n.slug)).toEqual(n);
         expect((await store.phoneNumbers.attachedTo(w.id, [agent.id])).get(agent.id)).toEqual([n]);
+      });
+    });
+
+    describe('agents version', () => {
+      it('moves with every change to agents and attachments, and only then', async () => {
+        const ws = await workspace();
+        const other = await workspace('other');
+        const v = () => store.workspaces.agentsVersion(ws.id);
+        const seen = [await v()];
+        const step = async (change: () => Promise<unknown>) => {
+          await change();
+          const now = await v();
+          expect(now).toBeGreaterThan(seen.at(-1)!);
+          seen.push(now);
+        };
+        const agent = await store.agents.create(ws.id, { type: 'outbound', name: 'a', spec: {} });
+        seen.push(await v());
+        expect(seen[1]).toBeGreaterThan(seen[0]!);
+        const number = await store.phoneNumbers.create(ws.id, { number: '+14155550100', provider: 'sim' });
+        // Importing a number changes no agent.
+        expect(await v()).toBe(seen.at(-1));
+        await step(() => store.agents.update(ws.id, agent.id, { name: 'b', spec: { x: 1 } }));
+        await step(() => store.phoneNumbers.attach(ws.id, agent.id, [number!.id]));
+        await step(() => store.phoneNumbers.detach(ws.id, agent.id, number!.id));
+        await step(() => store.phoneNumbers.delete(ws.id, number!.slug));
+        await step(() => store.agents.delete(ws.id, agent.id));
+        // Reads change nothing, and another workspace's version is its own.
+        await store.agents.list(ws.id, 10, 0);
+        expect(await v()).toBe(seen.at(-1));
+        expect(await store.workspaces.agentsVersion(other.id)).toBe(0);
+        expect(await store.workspaces.agentsVersion('00000000-0000-4000-8000-000000000000')).toBe(0);
+      });
+
+      it('rolls back with the transaction that bumped it', async () => {
+        const ws = await workspace();
+        const before = await store.workspaces.agentsVersion(ws.id);
+        await expect(
+          store.transaction(async (repos) => {
+            await repos.agents.create(ws.id, { type: 'outbound', name: 'a', spec: {} });
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        expect(await store.workspaces.agentsVersion(ws.id)).toBe(before);
       });
     });
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Selectable, Updateable } from 'kysely';
 import { newId, type Clock, type Plan } from '../core/index.ts';
 import type { Db } from './database.ts';
+import { precompiled } from './precompiled.ts';
 import type { Page, Workspace } from './records.ts';
 import type { WorkspaceTable } from './schema.ts';
 
@@ -32,6 +33,19 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
+/**
+ * Marks the workspace's agents as changed. Call it in the same transaction as the change, before
+ * the change: a reader that reads the version first and the data second can then only pair an old
+ * version with newer data (a wasted cache entry), never a new version with old data.
+ */
+export async function bumpAgentsVersion(db: Db, workspaceId: string): Promise<void> {
+  await db
+    .updateTable('workspaces')
+    .set((eb) => ({ agents_version: eb('agents_version', '+', 1) }))
+    .where('id', '=', workspaceId)
+    .execute();
+}
+
 export function toWorkspace(row: Selectable<WorkspaceTable>): Workspace {
   return {
     id: row.id,
@@ -50,7 +64,17 @@ export function toWorkspace(row: Selectable<WorkspaceTable>): Workspace {
 }
 
 export function workspacesRepo(db: Db, clock: Clock) {
+  const versionOf = precompiled(db, (q, id: string) =>
+    q.selectFrom('workspaces').select('agents_version').where('id', '=', id),
+  );
+
   return {
+    /** The workspace's agents version (see bumpAgentsVersion); 0 for an unknown workspace. */
+    async agentsVersion(id: string): Promise<number> {
+      const [row] = await versionOf(id);
+      return Number(row?.agents_version ?? 0);
+    },
+
     async create(input: NewWorkspace): Promise<Workspace> {
       const now = clock.now();
       const row = await db

@@ -2,9 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { invalidInput, normalizeE164, notFound, slugOf } from '../../core/index.ts';
 import type { Agent, Repositories, Store } from '../../store/index.ts';
-import { ok } from '../envelope.ts';
+import { ok, type Ok, type Pagination } from '../envelope.ts';
 import { StatusOnly, errorResponses, okEnvelope } from '../schemas/common.ts';
 import { presentAgent } from './present.ts';
+import { createVersionedCache } from './read-cache.ts';
 import { specForCreate, specForUpdate } from './rules.ts';
 import {
   AgentPage,
@@ -18,6 +19,8 @@ import {
 } from './schemas.ts';
 
 const TAG = ['Agents'];
+
+type AgentPageBody = Ok<{ pagination: Pagination; assistants: ReturnType<typeof presentAgent>[] }>;
 const MutationResponse = okEnvelope(Type.Object({ model_id: Type.String() }), {
   details: Type.Object({ phone: Type.String(), voice: Type.String() }),
 });
@@ -42,6 +45,9 @@ function details(agent: Agent, phone: string) {
 }
 
 export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+  // GET /assistants responses by workspace and request; see read-cache.ts for why this is exact.
+  const reads = createVersionedCache<AgentPageBody>();
+
   app.post(
     '/assistants',
     {
@@ -128,13 +134,20 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
     },
     async (request) => {
       const ws = request.workspace.id;
+      const key = `${ws}\0one\0${request.params.model_id}`;
+      // The version is read before the data (see bumpAgentsVersion in the store).
+      const version = await store.workspaces.agentsVersion(ws);
+      const cached = reads.get(key, version);
+      if (cached) return cached;
       const agent = await store.agents.get(ws, request.params.model_id);
       if (!agent) throw agentNotFound(request.params.model_id);
       const numbers = await store.phoneNumbers.attachedTo(ws, [agent.id]);
-      return ok({
+      const body = ok({
         pagination: { total_records: 1, limit: 1, offset: 0 },
         assistants: [presentAgent(agent, numbers.get(agent.id) ?? [])],
       });
+      reads.set(key, version, body);
+      return body;
     },
   );
 
@@ -151,15 +164,21 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
     async (request) => {
       const ws = request.workspace.id;
       const { limit, offset } = request.query;
+      const key = `${ws}\0list\0${limit}\0${offset}`;
+      const version = await store.workspaces.agentsVersion(ws);
+      const cached = reads.get(key, version);
+      if (cached) return cached;
       const page = await store.agents.list(ws, limit, offset);
       const numbers = await store.phoneNumbers.attachedTo(
         ws,
         page.items.map((a) => a.id),
       );
-      return ok({
+      const body = ok({
         pagination: { total_records: page.total, limit, offset },
         assistants: page.items.map((a) => presentAgent(a, numbers.get(a.id) ?? [])),
       });
+      reads.set(key, version, body);
+      return body;
     },
   );
 

@@ -1,12 +1,14 @@
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, DialectName } from '../database.ts';
 import { initial } from './001-initial.ts';
+import { agentsVersion } from './002-agents-version.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
 function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '001-initial': initial(dialect),
+    '002-agents-version': agentsVersion(dialect),
   };
 }
 
