@@ -81,6 +81,23 @@ forEachStore('agent reads across processes', (target) => {
     expect((await readList(t.api)).pagination.total_records).toBe(1);
   });
 
+  it('answers a repeated read with the same bytes and content type', async () => {
+    const created = await t.call({
+      method: 'POST',
+      url: '/v2/assistants',
+      payload: agentBody({ name: 'same' }),
+    });
+    const id = created.json().response.model_id as string;
+    for (const url of [`/v2/assistants/${id}`, '/v2/assistants/?limit=3&offset=0']) {
+      const first = await t.api.inject({ method: 'GET', url, headers: auth() });
+      const again = await t.api.inject({ method: 'GET', url, headers: auth() });
+      expect(first.statusCode).toBe(200);
+      expect(again.body).toBe(first.body);
+      expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    }
+  });
+
   it('never shows one workspace a cached read of another', async () => {
     const created = await t.call({
       method: 'POST',

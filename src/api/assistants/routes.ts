@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { invalidInput, normalizeE164, notFound, slugOf } from '../../core/index.ts';
 import type { Agent, Repositories, Store } from '../../store/index.ts';
 import { ok, type Ok, type Pagination } from '../envelope.ts';
@@ -19,6 +20,11 @@ import {
 } from './schemas.ts';
 
 const TAG = ['Agents'];
+
+/** Sends a body already serialized by the route's serializer (its type provider knows objects only). */
+function sendSerialized(reply: unknown, json: string): FastifyReply {
+  return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
+}
 
 type AgentPageBody = Ok<{ pagination: Pagination; assistants: ReturnType<typeof presentAgent>[] }>;
 const MutationResponse = okEnvelope(Type.Object({ model_id: Type.String() }), {
@@ -46,7 +52,8 @@ function details(agent: Agent, phone: string) {
 
 export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   // GET /assistants responses by workspace and request; see read-cache.ts for why this is exact.
-  const reads = createVersionedCache<AgentPageBody>();
+  // Bodies are kept serialized (by the route's own response serializer), so a hit is sent as is.
+  const reads = createVersionedCache<string>();
 
   app.post(
     '/assistants',
@@ -132,22 +139,23 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
         response: { 200: okEnvelope(AgentPage), ...errorResponses(400, 401) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const ws = request.workspace.id;
       const key = `${ws}\0one\0${request.params.model_id}`;
       // The version is read before the data (see bumpAgentsVersion in the store).
       const version = await store.workspaces.agentsVersion(ws);
       const cached = reads.get(key, version);
-      if (cached) return cached;
+      if (cached !== undefined) return sendSerialized(reply, cached);
       const agent = await store.agents.get(ws, request.params.model_id);
       if (!agent) throw agentNotFound(request.params.model_id);
       const numbers = await store.phoneNumbers.attachedTo(ws, [agent.id]);
-      const body = ok({
+      const body: AgentPageBody = ok({
         pagination: { total_records: 1, limit: 1, offset: 0 },
         assistants: [presentAgent(agent, numbers.get(agent.id) ?? [])],
       });
-      reads.set(key, version, body);
-      return body;
+      const json = String(reply.serialize(body));
+      reads.set(key, version, json);
+      return sendSerialized(reply, json);
     },
   );
 
@@ -161,24 +169,25 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
         response: { 200: okEnvelope(AgentPage), ...errorResponses(400, 401) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const ws = request.workspace.id;
       const { limit, offset } = request.query;
       const key = `${ws}\0list\0${limit}\0${offset}`;
       const version = await store.workspaces.agentsVersion(ws);
       const cached = reads.get(key, version);
-      if (cached) return cached;
+      if (cached !== undefined) return sendSerialized(reply, cached);
       const page = await store.agents.list(ws, limit, offset);
       const numbers = await store.phoneNumbers.attachedTo(
         ws,
         page.items.map((a) => a.id),
       );
-      const body = ok({
+      const body: AgentPageBody = ok({
         pagination: { total_records: page.total, limit, offset },
         assistants: page.items.map((a) => presentAgent(a, numbers.get(a.id) ?? [])),
       });
-      reads.set(key, version, body);
-      return body;
+      const json = String(reply.serialize(body));
+      reads.set(key, version, json);
+      return sendSerialized(reply, json);
     },
   );
 
