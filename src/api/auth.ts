@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { unauthorized, type Clock } from '../core/index.ts';
-import { hashApiKey, type Store, type Workspace } from '../store/index.ts';
+import type { Store, Workspace } from '../store/index.ts';
 
 // Bearer-key authentication (WIRE.md section 1). The key's workspace scopes everything the request
 // does; handlers read it from `request.workspace` and never take a workspace id from the client.
@@ -38,33 +38,34 @@ export function createAuthenticator(store: Store, clock: Clock, ttlMs = AUTH_CAC
   const entries = new Map<string, { workspace: Workspace; expiresAt: number }>();
   const byWorkspace = new Map<string, Set<string>>();
 
-  function forget(hash: string): void {
-    const entry = entries.get(hash);
+  function forget(token: string): void {
+    const entry = entries.get(token);
     if (!entry) return;
-    entries.delete(hash);
-    byWorkspace.get(entry.workspace.id)?.delete(hash);
+    entries.delete(token);
+    byWorkspace.get(entry.workspace.id)?.delete(token);
   }
 
   return {
     async authenticate(token) {
-      const hash = hashApiKey(token);
-      const cached = entries.get(hash);
+      // Keyed by the token itself: hashing it on every request would cost more than the lookup.
+      // The map lives in this process's memory only, as the token does while a request runs.
+      const cached = entries.get(token);
       if (cached && cached.expiresAt > clock.now()) return cached.workspace;
-      if (cached) forget(hash);
+      if (cached) forget(token);
       const found = await store.apiKeys.authenticate(token);
       if (!found || ttlMs <= 0) return found?.workspace ?? null;
       if (entries.size >= AUTH_CACHE_MAX_ENTRIES) {
         const oldest = entries.keys().next().value;
         if (oldest !== undefined) forget(oldest);
       }
-      entries.set(hash, { workspace: found.workspace, expiresAt: clock.now() + ttlMs });
-      const hashes = byWorkspace.get(found.workspace.id) ?? new Set<string>();
-      hashes.add(hash);
-      byWorkspace.set(found.workspace.id, hashes);
+      entries.set(token, { workspace: found.workspace, expiresAt: clock.now() + ttlMs });
+      const tokens = byWorkspace.get(found.workspace.id) ?? new Set<string>();
+      tokens.add(token);
+      byWorkspace.set(found.workspace.id, tokens);
       return found.workspace;
     },
     forgetWorkspace(workspaceId) {
-      for (const hash of byWorkspace.get(workspaceId) ?? []) entries.delete(hash);
+      for (const token of byWorkspace.get(workspaceId) ?? []) entries.delete(token);
       byWorkspace.delete(workspaceId);
     },
   };

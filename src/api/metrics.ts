@@ -25,14 +25,25 @@ export function registerMetrics(app: FastifyInstance, registry: Registry): void 
     registers: [registry],
   });
 
+  // One labelled child per (method, route, status), kept: prom-client would otherwise hash the
+  // label set on every request.
+  const children = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
+  function childFor(method: string, route: string, status: string) {
+    const key = `${method} ${route} ${status}`;
+    let child = children.get(key);
+    if (!child) {
+      const counter = requests.labels(method, route, status);
+      const histogram = duration.labels(method, route, status);
+      child = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      children.set(key, child);
+    }
+    return child;
+  }
+
   app.addHook('onResponse', async (request, reply) => {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: String(reply.statusCode),
-    };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+    const child = childFor(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode));
+    child.count();
+    child.observe(reply.elapsedTime / 1000);
   });
 
   app.get('/metrics', async (_request, reply) => {
