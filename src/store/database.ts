@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
 import pg from 'pg';
+import { directReaders, type DirectReader } from './precompiled.ts';
 import type { Schema } from './schema.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -39,9 +40,13 @@ const STATEMENT_CACHE_SIZE = 500;
  * small indexed query. Statements are keyed by their SQL text and reused, least recently used
  * first out (queries with IN-lists of varying length make distinct texts, hence the bound).
  */
-function cachedStatements(sqlite: BetterSqlite3.Database): SqliteDatabase {
+function cachedStatements(sqlite: BetterSqlite3.Database): SqliteDatabase & { read: DirectReader } {
   const cache = new Map<string, BetterSqlite3.Statement>();
   return {
+    read(text, parameters) {
+      if (sqlite.inTransaction) return undefined;
+      return (this.prepare(text) as unknown as BetterSqlite3.Statement).all(...parameters);
+    },
     close: () => {
       cache.clear();
       sqlite.close();
@@ -70,7 +75,9 @@ function openSqlite(file: string): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite) }) });
+  const statements = cachedStatements(sqlite);
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: statements }) });
+  directReaders.set(db, (text, parameters) => statements.read(text, parameters));
   return {
     dialect: 'sqlite',
     db,

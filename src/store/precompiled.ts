@@ -9,6 +9,14 @@ import type { Schema } from './schema.ts';
 
 const PLACEHOLDER = '\u0000parley-arg-';
 
+/**
+ * Runs a read at once, synchronously, or answers undefined when it cannot (SQLite with a
+ * transaction open on the connection, whose uncommitted writes the read would see). Registered by
+ * the SQLite dialect for its root handle only, so it skips Kysely's asynchronous driver path.
+ */
+export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+export const directReaders = new WeakMap<object, DirectReader>();
+
 export function precompiled<Args extends unknown[], Row>(
   db: Db,
   build: (db: Kysely<Schema>, ...args: Args) => Compilable<Row>,
@@ -28,6 +36,8 @@ export function precompiled<Args extends unknown[], Row>(
       const slot = slots[i];
       return slot === undefined ? p : args[slot];
     });
+    const direct = directReaders.get(db)?.(template.sql, parameters);
+    if (direct) return direct as Row[];
     const result = await db.executeQuery<Row>({ ...template, parameters });
     return result.rows;
   };

@@ -885,6 +885,26 @@ for (const target of storeTargets()) {
         expect(await store.workspaces.agentsVersion('00000000-0000-4000-8000-000000000000')).toBe(0);
       });
 
+      it('is never read uncommitted by a read issued during another transaction', async () => {
+        const ws = await workspace();
+        const before = await store.workspaces.agentsVersion(ws.id);
+        let during: Promise<number> | undefined;
+        await expect(
+          store.transaction(async (repos) => {
+            await repos.agents.create(ws.id, { type: 'outbound', name: 'a', spec: {} });
+            // Issued from outside the transaction (as another request would), not awaited here.
+            during = store.workspaces.agentsVersion(ws.id);
+            const agents = store.agents.list(ws.id, 10, 0);
+            during = Promise.all([during, agents]).then(([v, page]) => {
+              expect(page.total).toBe(0);
+              return v;
+            });
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
+        expect(await during).toBe(before);
+      });
+
       it('rolls back with the transaction that bumped it', async () => {
         const ws = await workspace();
         const before = await store.workspaces.agentsVersion(ws.id);
