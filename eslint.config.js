@@ -22,7 +22,7 @@ const modules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.bench-tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
