@@ -30,18 +30,22 @@ export interface NewPhoneNumber {
 
 // Changes to attachments (attach, detach, delete) bump the workspace's agents version, as agent
 // reads show the attached numbers.
+/** Attached numbers with their agent, in attachment order. */
+function attachedNumbers(q: Db, workspaceId: string) {
+  return q
+    .selectFrom('agent_phone_numbers as a')
+    .innerJoin('phone_numbers as p', 'p.id', 'a.phone_number_id')
+    .selectAll('p')
+    .select('a.agent_id')
+    .where('a.workspace_id', '=', workspaceId)
+    .orderBy('a.created_at')
+    .orderBy('p.seq');
+}
+
 export function phoneNumbersRepo(db: Db, clock: Clock) {
   // Numbers of one agent: part of every agent read, so built once (see precompiled.ts).
   const ofOneAgent = precompiled(db, (q, workspaceId: string, agentId: string) =>
-    q
-      .selectFrom('agent_phone_numbers as a')
-      .innerJoin('phone_numbers as p', 'p.id', 'a.phone_number_id')
-      .selectAll('p')
-      .select('a.agent_id')
-      .where('a.workspace_id', '=', workspaceId)
-      .where('a.agent_id', '=', agentId)
-      .orderBy('a.created_at')
-      .orderBy('p.seq'),
+    attachedNumbers(q, workspaceId).where('a.agent_id', '=', agentId),
   );
 
   return {
@@ -148,16 +152,7 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
       const rows =
         agentIds.length === 1 && only !== undefined
           ? await ofOneAgent(workspaceId, only)
-          : await db
-              .selectFrom('agent_phone_numbers as a')
-              .innerJoin('phone_numbers as p', 'p.id', 'a.phone_number_id')
-              .selectAll('p')
-              .select('a.agent_id')
-              .where('a.workspace_id', '=', workspaceId)
-              .where('a.agent_id', 'in', agentIds)
-              .orderBy('a.created_at')
-              .orderBy('p.seq')
-              .execute();
+          : await attachedNumbers(db, workspaceId).where('a.agent_id', 'in', agentIds).execute();
       for (const row of rows) byAgent.get(row.agent_id)?.push(toPhoneNumber(row));
       return byAgent;
     },

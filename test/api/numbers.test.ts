@@ -1,50 +1,19 @@
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../src/core/index.ts';
 import { agentBody, createTestApi, createWorkspace, forEachStore, type TestApi } from '../helpers.ts';
+import {
+  expectErrorBody,
+  expectFieldError,
+  expectNotFound,
+  ISO,
+  type Json,
+  type Loc,
+  type Payload,
+  UUID,
+} from '../assertions.ts';
 
 // The workspace's phone number inventory (WIRE.md section 3) through the HTTP layer, once per
 // dialect.
-
-type Loc = (string | number)[];
-type Json = Record<string, unknown>;
-type Payload = InjectOptions['payload'];
-
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-function dottedLoc(loc: Loc): string {
-  return loc.map((seg, i) => (typeof seg === 'number' ? `[${seg}]` : i === 0 ? seg : `.${seg}`)).join('');
-}
-
-/** The exact error body of WIRE.md section 1; returns its `detail`. */
-function expectErrorBody(res: LightMyRequestResponse, status: number, category: string): Json {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = res.json() as { detail: Json };
-  expect(Object.keys(body)).toEqual(['detail']);
-  const d = body.detail;
-  const allowed = ['status', 'description', 'timestamp', 'request_id', 'category', 'errors'];
-  expect(Object.keys(d).filter((k) => !allowed.includes(k))).toEqual([]);
-  expect(d.status).toBe('error');
-  expect(d.category).toBe(category);
-  expect(typeof d.description).toBe('string');
-  expect(d.timestamp).toMatch(ISO);
-  expect(d.request_id).toBe(res.headers['x-request-id']);
-  return d;
-}
-
-function expectFieldError(res: LightMyRequestResponse, loc: Loc): Json {
-  const d = expectErrorBody(res, 400, 'validation');
-  expect(d.description).toContain(dottedLoc(loc));
-  expect((d.errors as { loc: Loc }[]).map((e) => e.loc)).toContainEqual(loc);
-  return d;
-}
-
-function expectNotFound(res: LightMyRequestResponse): Json {
-  const d = expectErrorBody(res, 404, 'not_found');
-  expect(d.errors).toBeUndefined();
-  return d;
-}
 
 forEachStore('phone numbers API', (target) => {
   let t: TestApi;

@@ -22,8 +22,8 @@ import {
 const TAG = ['Agents'];
 
 /** Sends a body already serialized by the route's serializer (its type provider knows objects only). */
-function sendSerialized(reply: unknown, json: string): FastifyReply {
-  return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
+function sendSerialized(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
 }
 
 type AgentPageBody = Ok<{ pagination: Pagination; assistants: ReturnType<typeof presentAgent>[] }>;
@@ -54,6 +54,25 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
   // GET /assistants responses by workspace and request; see read-cache.ts for why this is exact.
   // Bodies are kept serialized (by the route's own response serializer), so a hit is sent as is.
   const reads = createVersionedCache<string>();
+
+  /**
+   * Answers a read from the cache when it was made at the workspace's current agents version,
+   * else loads, serializes and remembers it. The version is read before the data (see
+   * bumpAgentsVersion in the store).
+   */
+  async function cachedRead(
+    reply: FastifyReply,
+    workspaceId: string,
+    key: string,
+    load: () => Promise<AgentPageBody>,
+  ): Promise<FastifyReply> {
+    const version = await store.workspaces.agentsVersion(workspaceId);
+    const cached = reads.get(key, version);
+    if (cached !== undefined) return sendSerialized(reply, cached);
+    const json = String(reply.serialize(await load()));
+    reads.set(key, version, json);
+    return sendSerialized(reply, json);
+  }
 
   app.post(
     '/assistants',
@@ -141,21 +160,15 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
     },
     async (request, reply) => {
       const ws = request.workspace.id;
-      const key = `${ws}\0one\0${request.params.model_id}`;
-      // The version is read before the data (see bumpAgentsVersion in the store).
-      const version = await store.workspaces.agentsVersion(ws);
-      const cached = reads.get(key, version);
-      if (cached !== undefined) return sendSerialized(reply, cached);
-      const agent = await store.agents.get(ws, request.params.model_id);
-      if (!agent) throw agentNotFound(request.params.model_id);
-      const numbers = await store.phoneNumbers.attachedTo(ws, [agent.id]);
-      const body: AgentPageBody = ok({
-        pagination: { total_records: 1, limit: 1, offset: 0 },
-        assistants: [presentAgent(agent, numbers.get(agent.id) ?? [])],
+      return cachedRead(reply, ws, `${ws}\0one\0${request.params.model_id}`, async () => {
+        const agent = await store.agents.get(ws, request.params.model_id);
+        if (!agent) throw agentNotFound(request.params.model_id);
+        const numbers = await store.phoneNumbers.attachedTo(ws, [agent.id]);
+        return ok({
+          pagination: { total_records: 1, limit: 1, offset: 0 },
+          assistants: [presentAgent(agent, numbers.get(agent.id) ?? [])],
+        });
       });
-      const json = String(reply.serialize(body));
-      reads.set(key, version, json);
-      return sendSerialized(reply, json);
     },
   );
 
@@ -172,22 +185,17 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
     async (request, reply) => {
       const ws = request.workspace.id;
       const { limit, offset } = request.query;
-      const key = `${ws}\0list\0${limit}\0${offset}`;
-      const version = await store.workspaces.agentsVersion(ws);
-      const cached = reads.get(key, version);
-      if (cached !== undefined) return sendSerialized(reply, cached);
-      const page = await store.agents.list(ws, limit, offset);
-      const numbers = await store.phoneNumbers.attachedTo(
-        ws,
-        page.items.map((a) => a.id),
-      );
-      const body: AgentPageBody = ok({
-        pagination: { total_records: page.total, limit, offset },
-        assistants: page.items.map((a) => presentAgent(a, numbers.get(a.id) ?? [])),
+      return cachedRead(reply, ws, `${ws}\0list\0${limit}\0${offset}`, async () => {
+        const page = await store.agents.list(ws, limit, offset);
+        const numbers = await store.phoneNumbers.attachedTo(
+          ws,
+          page.items.map((a) => a.id),
+        );
+        return ok({
+          pagination: { total_records: page.total, limit, offset },
+          assistants: page.items.map((a) => presentAgent(a, numbers.get(a.id) ?? [])),
+        });
       });
-      const json = String(reply.serialize(body));
-      reads.set(key, version, json);
-      return sendSerialized(reply, json);
     },
   );
 
