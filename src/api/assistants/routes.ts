@@ -53,7 +53,7 @@ function details(agent: Agent, phone: string) {
 export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   // GET /assistants responses by workspace and request; see read-cache.ts for why this is exact.
   // Bodies are kept serialized (by the route's own response serializer), so a hit is sent as is.
-  const reads = createVersionedCache<string>();
+  const reads = createVersionedCache();
 
   /**
    * Answers a read from the cache when it was made at the workspace's current agents version,
