@@ -1,0 +1,3 @@
+export * from './llm/types.ts';
+export { collectChat, type CollectedChat } from './llm/collect.ts';
+export * from './messaging/types.ts';
