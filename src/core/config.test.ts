@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       publicUrl: 'http://127.0.0.1:8080',
       logLevel: 'info',
       bodyLimitBytes: 1024 * 1024,
+      llm: undefined,
     });
     expect(config.nodeName).toMatch(/:8080$/);
   });
@@ -44,6 +45,22 @@ describe('loadConfig', () => {
       logPii: true,
       bodyLimitBytes: 4096,
       shutdownTimeoutMs: 500,
+      llm: undefined,
+    });
+  });
+
+  it('configures an OpenAI-compatible LLM from a base URL or a key', () => {
+    expect(
+      loadConfig({ PARLEY_LLM_BASE_URL: 'http://127.0.0.1:11434/v1/', PARLEY_LLM_MODEL: 'llama3' }).llm,
+    ).toEqual({
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      apiKey: 'not-needed',
+      model: 'llama3',
+    });
+    expect(loadConfig({ PARLEY_LLM_API_KEY: 'sk-x' }).llm).toEqual({
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-x',
+      model: 'gpt-4.1-mini',
     });
   });
 
@@ -56,6 +73,8 @@ describe('loadConfig', () => {
     [{ PARLEY_LOG_LEVEL: 'loud' }, 'PARLEY_LOG_LEVEL'],
     [{ PARLEY_LOG_PII: 'yes' }, 'PARLEY_LOG_PII'],
     [{ PARLEY_PUBLIC_URL: 'not a url' }, 'PARLEY_PUBLIC_URL'],
+    [{ PARLEY_LLM_BASE_URL: 'ftp://x' }, 'PARLEY_LLM_BASE_URL'],
+    [{ PARLEY_LLM_MODEL: 'gpt-4.1' }, 'PARLEY_LLM_MODEL'],
   ])('refuses %o naming the variable', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);

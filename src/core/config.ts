@@ -20,6 +20,35 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long shutdown waits for in-flight work before closing anyway, in ms. */
   shutdownTimeoutMs: number;
+  /** An OpenAI-compatible chat-completions endpoint; absent: the offline builtin model. */
+  llm: { baseUrl: string; apiKey: string; model: string } | undefined;
+}
+
+export const DEFAULT_LLM_BASE_URL = 'https://api.openai.com/v1';
+export const DEFAULT_LLM_MODEL = 'gpt-4.1-mini';
+
+/** The LLM endpoint: configured when a base URL or an API key is given. */
+function llmConfig(env: Env): Config['llm'] {
+  const baseUrl = env.PARLEY_LLM_BASE_URL || undefined;
+  const apiKey = env.PARLEY_LLM_API_KEY || undefined;
+  const model = env.PARLEY_LLM_MODEL || undefined;
+  if (!baseUrl && !apiKey) {
+    if (model) throw new ConfigError('PARLEY_LLM_MODEL needs PARLEY_LLM_BASE_URL or PARLEY_LLM_API_KEY');
+    return undefined;
+  }
+  const url = baseUrl ?? DEFAULT_LLM_BASE_URL;
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new ConfigError(`PARLEY_LLM_BASE_URL must be an http or https URL, got "${url}"`);
+  }
+  // Local servers (Ollama, llama.cpp, vLLM) often need no key; the SDK still wants one.
+  return {
+    baseUrl: url.replace(/\/+$/, ''),
+    apiKey: apiKey ?? 'not-needed',
+    model: model ?? DEFAULT_LLM_MODEL,
+  };
 }
 
 export class ConfigError extends Error {
@@ -85,5 +114,6 @@ export function loadConfig(env: Env = process.env): Config {
     logPii: boolVar(env, 'PARLEY_LOG_PII'),
     bodyLimitBytes: intVar(env, 'PARLEY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownTimeoutMs: intVar(env, 'PARLEY_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    llm: llmConfig(env),
   };
 }

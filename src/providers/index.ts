@@ -1,3 +1,12 @@
 export * from './llm/types.ts';
 export { collectChat, type CollectedChat } from './llm/collect.ts';
 export * from './messaging/types.ts';
+export { createOpenAILLM, type OpenAILLMOptions } from './llm/openai.ts';
+export { createSimMessaging, type SimMessaging } from './messaging/sim.ts';
+export { createTwilioMessaging, createTwilioInboundParser } from './messaging/twilio.ts';
+export {
+  createModelRouter,
+  type ModelChoice,
+  type ModelRouter,
+  type ModelRouterOptions,
+} from './llm/router.ts';

@@ -1,0 +1,26 @@
+export {
+  ConversationSession,
+  ConversationEndedError,
+  DEFAULT_MAX_TURNS,
+  FALLBACK_REPLY,
+  type AgentConversationConfig,
+  type ModelCallTiming,
+  type SessionOptions,
+  type ToolCallRecord,
+  type TurnOptions,
+  type TurnResult,
+} from './session.ts';
+export { ToolRegistry, type Tool, type ToolContext, type ToolOutcome } from './tools.ts';
+export {
+  CONVERSATION_COMPLETE,
+  DEFAULT_CLOSING,
+  END_CALL_TOOL,
+  USER_SAID_GOODBYE,
+  endReasons,
+  isPlainGoodbye,
+  type Ending,
+  type EndReason,
+} from './endings.ts';
+export { fillPlaceholders, systemVariables, type Variables, type VariableValue } from './variables.ts';
+export { redactPii } from './redact.ts';
+export { formatTranscript, type TranscriptStyle, type TranscriptTurn } from './transcript.ts';
