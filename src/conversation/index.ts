@@ -6,6 +6,7 @@ export {
   type AgentConversationConfig,
   type ModelCallTiming,
   type SessionOptions,
+  type SessionSnapshot,
   type ToolCallRecord,
   type TurnOptions,
   type TurnResult,

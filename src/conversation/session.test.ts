@@ -377,3 +377,36 @@ describe('stored transcript', () => {
     expect(llm.requests[1]?.messages.filter((m) => m.role === 'assistant').at(-1)?.content).toBe('Th');
   });
 });
+
+describe('snapshots', () => {
+  it('continues a conversation from its stored state, exactly as if it had not stopped', async () => {
+    const llm = createScriptedLLM([{ text: 'one' }, { text: 'two' }]);
+    const options = {
+      agent: { prompt: 'P', greeting_message: 'Hi' },
+      llm,
+      style: 'chat' as const,
+      clock: clock(),
+    };
+    const first = new ConversationSession(options);
+    await first.start();
+    await first.respond('a');
+    const stored = JSON.parse(JSON.stringify(first.snapshot()));
+    const second = new ConversationSession(options, stored);
+    await second.respond('b');
+    expect(second.transcript()).toBe('Agent: Hi\nUser: a\nAgent: one\nUser: b\nAgent: two');
+    expect(llm.requests[1]?.messages.map((m) => m.content)).toEqual(['P', 'Hi', 'a', 'one', 'b']);
+    expect(second.userTurns).toBe(2);
+    // The snapshot is a copy: changing the session later does not change it.
+    expect(stored.turns).toHaveLength(3);
+  });
+
+  it('keeps an ended conversation ended', async () => {
+    const llm = createScriptedLLM([{ text: 'bye' }]);
+    const options = { agent: {}, llm, style: 'chat' as const };
+    const first = new ConversationSession(options);
+    await first.respond('goodbye');
+    const again = new ConversationSession(options, first.snapshot());
+    expect(again.ended).toEqual({ kind: 'human_goodbye' });
+    await expect(again.respond('hello?')).rejects.toBeInstanceOf(ConversationEndedError);
+  });
+});

@@ -76,6 +76,17 @@ export interface ToolCallRecord {
   error: string | null;
 }
 
+/** Everything a conversation has accumulated, as plain JSON, to store and continue later. */
+export interface SessionSnapshot {
+  history: ChatMessage[];
+  turns: TranscriptTurn[];
+  modelCalls: ModelCallTiming[];
+  toolCalls: ToolCallRecord[];
+  userTurns: number;
+  started: boolean;
+  ended: Ending | null;
+}
+
 export const DEFAULT_MAX_TURNS = 100;
 const DEFAULT_MAX_MODEL_CALLS_PER_TURN = 6;
 /** Said when the model produced nothing usable for a turn. */
@@ -109,7 +120,7 @@ export class ConversationSession {
   #ended: Ending | null = null;
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(options: SessionOptions) {
+  constructor(options: SessionOptions, snapshot?: SessionSnapshot) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#tools = options.tools ?? new ToolRegistry();
@@ -122,6 +133,29 @@ export class ConversationSession {
     const greeting = fillPlaceholders(options.agent.greeting_message ?? '', this.#variables);
     this.#system = prompt.text;
     this.unknownVariables = [...new Set([...prompt.unknown, ...greeting.unknown])];
+    if (snapshot) {
+      const copy = structuredClone(snapshot);
+      this.#history.push(...copy.history);
+      this.#turns.push(...copy.turns);
+      this.#timings.push(...copy.modelCalls);
+      this.#toolCalls.push(...copy.toolCalls);
+      this.#userTurns = copy.userTurns;
+      this.#started = copy.started;
+      this.#ended = copy.ended;
+    }
+  }
+
+  /** The state to store; `new ConversationSession(options, snapshot)` continues from it. */
+  snapshot(): SessionSnapshot {
+    return structuredClone({
+      history: this.#history,
+      turns: this.#turns,
+      modelCalls: this.#timings,
+      toolCalls: this.#toolCalls,
+      userTurns: this.#userTurns,
+      started: this.#started,
+      ended: this.#ended,
+    });
   }
 
   get ended(): Ending | null {
