@@ -215,6 +215,19 @@ describe('turns', () => {
     expect(s.transcript()).toBe('human: a\nbot: first\nhuman: b again\nbot: second');
   });
 
+  it('records an exchange made without the model (a fallback line) and goes on', async () => {
+    const { s, llm } = session([{ text: 'back again' }], { style: 'chat' });
+    await s.recordExchange('hello?', 'Sorry, I cannot answer right now.');
+    expect(s.transcript()).toBe('User: hello?\nAgent: Sorry, I cannot answer right now.');
+    expect(s.userTurns).toBe(1);
+    await s.respond('and now?');
+    expect(llm.requests[0]?.messages.slice(1).map((m) => m.content)).toEqual([
+      'hello?',
+      'Sorry, I cannot answer right now.',
+      'and now?',
+    ]);
+  });
+
   it('records model timings per call', async () => {
     const { s } = session([{ text: 'ok' }, { text: 'fine' }]);
     await s.respond('a');

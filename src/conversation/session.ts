@@ -241,6 +241,21 @@ export class ConversationSession {
     });
   }
 
+  /**
+   * Records a user message and a reply made outside the model (a fallback line when the model
+   * failed), so the conversation shows what the other side saw and can go on.
+   */
+  recordExchange(userText: string, agentText: string): Promise<void> {
+    return this.#serialized(async () => {
+      if (this.#ended) throw new ConversationEndedError();
+      this.#started = true;
+      this.#userTurns += 1;
+      this.#history.push({ role: 'user', content: userText }, { role: 'assistant', content: agentText });
+      this.#turns.push({ speaker: 'user', text: this.#stored(userText), at: this.#clock.now() });
+      this.#say(agentText, false);
+    });
+  }
+
   /** Ends the conversation from outside (hang-up, maximum duration...). */
   end(ending: Ending): void {
     this.#ended ??= ending;
