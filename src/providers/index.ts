@@ -10,3 +10,4 @@ export {
   type ModelRouter,
   type ModelRouterOptions,
 } from './llm/router.ts';
+export { createBuiltinLLM } from './llm/builtin/index.ts';
