@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/index.ts';
 import { createLogger, systemClock, type Clock, type Config, type Logger } from './core/index.ts';
+import { createBuiltinLLM, createModelRouter, createOpenAILLM, type ModelRouter } from './providers/index.ts';
 export { DEFAULT_MAX_CONCURRENT_CALLS } from './store/index.ts';
 import {
   bootstrapWorkspace,
@@ -64,6 +65,19 @@ export async function migrateStore(config: Config): Promise<{ store: string; app
   }
 }
 
+/**
+ * The configured OpenAI-compatible endpoint serves the platform and named models; without one,
+ * the offline builtin model (docs/builtin-model.md) is the platform model.
+ */
+export function modelRouter(config: Config): ModelRouter {
+  const llm = config.llm;
+  if (!llm) return createModelRouter({ platform: createBuiltinLLM() });
+  return createModelRouter({
+    platform: createOpenAILLM({ baseUrl: llm.baseUrl, apiKey: llm.apiKey, model: llm.model }),
+    named: (model) => createOpenAILLM({ ...llm, model }),
+  });
+}
+
 function writeBootstrapKey(dataDir: string, secret: string): string {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, BOOTSTRAP_KEY_FILE);
@@ -94,6 +108,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       logger,
       publicUrl: config.publicUrl,
       bodyLimitBytes: config.bodyLimitBytes,
+      models: modelRouter(config),
     });
     await api.ready();
     const ready = api;

@@ -2,6 +2,9 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { describe } from 'vitest';
 import { buildApi } from '../src/api/index.ts';
 import { silentLogger, systemClock, type Clock, type Plan } from '../src/core/index.ts';
+import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
+import { createScriptedLLM } from '../src/providers/testing/scripted-llm.ts';
+import type { RateLimitOptions } from '../src/api/rate-limit.ts';
 import type { Store } from '../src/store/index.ts';
 import { storeTargets, type StoreTarget } from '../src/store/testing/index.ts';
 
@@ -18,6 +21,8 @@ export interface TestWorkspace {
 export interface TestApi {
   api: FastifyInstance;
   store: Store;
+  /** The model router the API was built with. */
+  models: ModelRouter;
   /** A workspace (enterprise, 10 concurrent calls) and its key. */
   ws: TestWorkspace;
   /** A second, unrelated workspace: its ids must be invisible to `ws`. */
@@ -40,11 +45,23 @@ export async function createWorkspace(
 
 export async function createTestApi(
   target: StoreTarget,
-  options: { clock?: Clock; bodyLimitBytes?: number } = {},
+  options: {
+    clock?: Clock;
+    bodyLimitBytes?: number;
+    /** The platform model; default a scripted model that always says `OK.` */
+    llm?: LLM;
+    publicRateLimit?: RateLimitOptions;
+  } = {},
 ): Promise<TestApi> {
   const store = await target.open(options.clock ?? systemClock);
+  const models = createModelRouter({
+    platform: options.llm ?? createScriptedLLM([{ text: 'OK.' }], { repeatLast: true }),
+  });
   const api = await buildApi({
     store,
+    models,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.publicRateLimit ? { publicRateLimit: options.publicRateLimit } : {}),
     logger: silentLogger(),
     publicUrl: 'http://127.0.0.1:8080',
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
@@ -55,6 +72,7 @@ export async function createTestApi(
   return {
     api,
     store,
+    models,
     ws,
     other,
     call({ key, headers, ...rest }) {

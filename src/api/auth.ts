@@ -9,6 +9,19 @@ declare module 'fastify' {
   interface FastifyRequest {
     workspace: Workspace;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route also serves requests with no Authorization header at all (public widget use);
+     * the handler then finds the workspace itself (see `keyWorkspace`). A header that is present
+     * is always checked.
+     */
+    publicWithoutKey?: boolean;
+  }
+}
+
+/** The workspace of the request's key; null on a public route called without a key. */
+export function keyWorkspace(request: FastifyRequest): Workspace | null {
+  return (request.workspace as Workspace | null) ?? null;
 }
 
 export const MISSING_AUTH = 'Missing or invalid Authorization header';
@@ -71,8 +84,17 @@ export function createAuthenticator(store: Store, clock: Clock, ttlMs = AUTH_CAC
   };
 }
 
-export function authenticate(authenticator: Authenticator) {
+export interface AuthenticateOptions {
+  /** Called for each request let through without a key (rate limiting); may throw. */
+  onPublic?: (request: FastifyRequest) => void;
+}
+
+export function authenticate(authenticator: Authenticator, options: AuthenticateOptions = {}) {
   return async function authenticateRequest(request: FastifyRequest): Promise<void> {
+    if (request.headers.authorization === undefined && request.routeOptions.config.publicWithoutKey) {
+      options.onPublic?.(request);
+      return;
+    }
     const token = bearerToken(request.headers.authorization);
     if (!token) throw unauthorized(MISSING_AUTH);
     const workspace = await authenticator.authenticate(token);

@@ -3,14 +3,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock, type Logger } from '../core/index.ts';
+import type { ModelRouter } from '../providers/index.ts';
 import type { Store } from '../store/index.ts';
 import { assistantRoutes } from './assistants/routes.ts';
 import { authenticate, createAuthenticator } from './auth.ts';
+import { chatRoutes } from './chats/routes.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerHealth } from './health.ts';
 import { createMetricsRegistry, registerMetrics } from './metrics.ts';
 import { numberRoutes } from './numbers/routes.ts';
 import { registerOpenApi } from './openapi.ts';
+import { DEFAULT_PUBLIC_RATE_LIMIT, createRateLimiter, type RateLimitOptions } from './rate-limit.ts';
 import { subaccountRoutes } from './subaccounts/routes.ts';
 import { validatorCompiler } from './validation.ts';
 import { workspaceRoutes } from './workspace/routes.ts';
@@ -24,6 +27,10 @@ export interface ApiDeps {
   clock?: Clock;
   /** How long an authenticated key is remembered (0: never); see auth.ts. */
   authCacheTtlMs?: number;
+  /** Which model answers an agent's conversations (chats). */
+  models: ModelRouter;
+  /** Requests per client address on the keyless (public widget) chat routes; default 20/minute. */
+  publicRateLimit?: RateLimitOptions;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -73,11 +80,13 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(
     async (v2) => {
       const auth = createAuthenticator(deps.store, clock, deps.authCacheTtlMs);
-      v2.addHook('onRequest', authenticate(auth));
+      const publicLimiter = createRateLimiter(deps.publicRateLimit ?? DEFAULT_PUBLIC_RATE_LIMIT, clock);
+      v2.addHook('onRequest', authenticate(auth, { onPublic: (request) => publicLimiter.take(request.ip) }));
       await v2.register(assistantRoutes, { store: deps.store });
       await v2.register(numberRoutes, { store: deps.store });
       await v2.register(subaccountRoutes, { store: deps.store, auth });
       await v2.register(workspaceRoutes, { store: deps.store, auth });
+      await v2.register(chatRoutes, { store: deps.store, models: deps.models, clock });
     },
     { prefix: '/v2' },
   );

@@ -32,6 +32,9 @@ export function agentsRepo(db: Db, clock: Clock) {
   const byId = precompiled(db, (q, workspaceId: string, id: string) =>
     q.selectFrom('agents').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id),
   );
+  const byIdAnyWorkspace = precompiled(db, (q, id: string) =>
+    q.selectFrom('agents').selectAll().where('id', '=', id),
+  );
   const page = precompiled(db, (q, workspaceId: string, limit: number, offset: number) =>
     q
       .selectFrom('agents')
@@ -70,6 +73,12 @@ export function agentsRepo(db: Db, clock: Clock) {
 
     async get(workspaceId: string, id: string): Promise<Agent | null> {
       const [row] = await byId(workspaceId, id);
+      return row ? toAgent(row) : null;
+    },
+
+    /** Unscoped: only for the public (keyless) widget path, where the agent decides the workspace. */
+    async getAnyWorkspace(id: string): Promise<Agent | null> {
+      const [row] = await byIdAnyWorkspace(id);
       return row ? toAgent(row) : null;
     },
 

@@ -55,3 +55,22 @@ export interface Page<T> {
   items: T[];
   total: number;
 }
+
+export type ChatStatus = 'ongoing' | 'completed' | 'cancelled';
+
+export interface Chat {
+  /** Insertion order; the list cursor. */
+  seq: number;
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  status: ChatStatus;
+  channel: string;
+  metadata: Record<string, unknown>;
+  /** The conversation's state (a SessionSnapshot), opaque to the store. */
+  state: unknown;
+  /** Moves with every write; saveState checks it. */
+  version: number;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -73,6 +73,24 @@ export interface AgentPhoneNumberTable {
   created_at: number;
 }
 
+export interface ChatTable {
+  seq: Generated<number>;
+  /** Chosen by the caller (a UUID), unique across workspaces. */
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  status: string;
+  channel: string;
+  /** The caller's metadata object (JSON). */
+  metadata: unknown;
+  /** The conversation's state, a SessionSnapshot (JSON). */
+  state: unknown;
+  /** Incremented by every state write (optimistic concurrency). */
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Schema {
   parley_meta: MetaTable;
   workspaces: WorkspaceTable;
@@ -80,4 +98,5 @@ export interface Schema {
   agents: AgentTable;
   phone_numbers: PhoneNumberTable;
   agent_phone_numbers: AgentPhoneNumberTable;
+  chats: ChatTable;
 }

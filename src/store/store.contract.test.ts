@@ -163,7 +163,9 @@ for (const target of storeTargets()) {
         const fresh = await raw.open(clock);
         try {
           expect(await fresh.isReady()).toBe(false);
-          expect(await fresh.migrate()).toEqual({ applied: ['001-initial', '002-agents-version'] });
+          expect(await fresh.migrate()).toEqual({
+            applied: ['001-initial', '002-agents-version', '003-chats'],
+          });
           expect(await fresh.isReady()).toBe(true);
           expect(await fresh.migrate()).toEqual({ applied: [] });
           // A second store on the same database sees the migrations as applied.
@@ -517,6 +519,15 @@ for (const target of storeTargets()) {
         expect(await store.agents.get(w.id, '00000000-0000-4000-8000-000000000000')).toBeNull();
       });
 
+      it('gets an agent by id in any workspace only through getAnyWorkspace', async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        const agent = await store.agents.create(w.id, { type: 'chat', name: 'Widget', spec });
+        expect(await store.agents.get(other.id, agent.id)).toBeNull();
+        expect(await store.agents.getAnyWorkspace(agent.id)).toEqual(agent);
+        expect(await store.agents.getAnyWorkspace('00000000-0000-4000-8000-000000000000')).toBeNull();
+      });
+
       it('lists newest first with total, limit and offset edges', async () => {
         const w = await workspace('w');
         const other = await workspace('other');
@@ -852,6 +863,127 @@ for (const target of storeTargets()) {
 
         expect(await store.phoneNumbers.getBySlug(w.id, n.slug)).toEqual(n);
         expect((await store.phoneNumbers.attachedTo(w.id, [agent.id])).get(agent.id)).toEqual([n]);
+      });
+    });
+
+    describe('chats', () => {
+      const CHAT_A = '11111111-1111-4111-8111-111111111111';
+      const CHAT_B = '22222222-2222-4222-8222-222222222222';
+      const newChat = (id: string, agentId: string, extra: Record<string, unknown> = {}) => ({
+        id,
+        agentId,
+        channel: 'api',
+        metadata: { name: 'Ann', n: 1 },
+        state: { history: [], started: true },
+        ...extra,
+      });
+
+      it('creates and gets a chat, scoped to its workspace', async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        const chat = await store.chats.create(w.id, newChat(CHAT_A, 'agent-1'));
+        expect(chat).toEqual({
+          seq: expect.any(Number),
+          id: CHAT_A,
+          workspaceId: w.id,
+          agentId: 'agent-1',
+          status: 'ongoing',
+          channel: 'api',
+          metadata: { name: 'Ann', n: 1 },
+          state: { history: [], started: true },
+          version: 1,
+          createdAt: clock.now(),
+          updatedAt: clock.now(),
+        });
+        expect(await store.chats.get(w.id, CHAT_A)).toEqual(chat);
+        expect(await store.chats.get(other.id, CHAT_A)).toBeNull();
+        expect(await store.chats.get(w.id, CHAT_B)).toBeNull();
+        expect(await store.chats.getAnyWorkspace(CHAT_A)).toEqual(chat);
+        expect(await store.chats.getAnyWorkspace(CHAT_B)).toBeNull();
+      });
+
+      it('refuses an id that exists in any workspace', async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        expect(await store.chats.create(w.id, newChat(CHAT_A, 'a'))).not.toBeNull();
+        expect(await store.chats.create(w.id, newChat(CHAT_A, 'a'))).toBeNull();
+        expect(await store.chats.create(other.id, newChat(CHAT_A, 'b'))).toBeNull();
+        expect((await store.chats.get(w.id, CHAT_A))?.agentId).toBe('a');
+        expect(await store.chats.get(other.id, CHAT_A)).toBeNull();
+      });
+
+      it('lists newest first by cursor, filtered by agent and workspace', async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const id = `00000000-0000-4000-8000-00000000000${i}`;
+          ids.push(id);
+          await store.chats.create(w.id, newChat(id, i % 2 === 0 ? 'even' : 'odd'));
+        }
+        await store.chats.create(other.id, newChat('00000000-0000-4000-8000-000000000009', 'even'));
+        const newest = [...ids].reverse();
+
+        const first = await store.chats.list(w.id, { limit: 2 });
+        expect(first.items.map((c) => c.id)).toEqual(newest.slice(0, 2));
+        expect(first.hasMore).toBe(true);
+        expect(first.lastSeq).toBe(first.items[1]?.seq);
+        const second = await store.chats.list(w.id, { limit: 2, beforeSeq: first.lastSeq ?? 0 });
+        expect(second.items.map((c) => c.id)).toEqual(newest.slice(2, 4));
+        expect(second.hasMore).toBe(true);
+        const third = await store.chats.list(w.id, { limit: 2, beforeSeq: second.lastSeq ?? 0 });
+        expect(third.items.map((c) => c.id)).toEqual(newest.slice(4));
+        expect(third.hasMore).toBe(false);
+
+        const even = await store.chats.list(w.id, { agentId: 'even', limit: 10 });
+        expect(even.items.map((c) => c.id)).toEqual([ids[4], ids[2], ids[0]]);
+        expect(even.hasMore).toBe(false);
+        expect(await store.chats.list(w.id, { agentId: 'none', limit: 10 })).toEqual({
+          items: [],
+          lastSeq: null,
+          hasMore: false,
+        });
+        const exact = await store.chats.list(w.id, { limit: 5 });
+        expect(exact.items).toHaveLength(5);
+        expect(exact.hasMore).toBe(false);
+      });
+
+      it('saves state only at the expected version', async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        await store.chats.create(w.id, newChat(CHAT_A, 'a'));
+        clock.advance(1000);
+        expect(await store.chats.saveState(w.id, CHAT_A, 1, { status: 'ongoing', state: { turn: 1 } })).toBe(
+          true,
+        );
+        // A writer still holding version 1 lost the race.
+        expect(await store.chats.saveState(w.id, CHAT_A, 1, { status: 'completed', state: { x: 1 } })).toBe(
+          false,
+        );
+        expect(await store.chats.saveState(other.id, CHAT_A, 2, { status: 'completed', state: {} })).toBe(
+          false,
+        );
+        const saved = await store.chats.get(w.id, CHAT_A);
+        expect(saved).toMatchObject({ status: 'ongoing', state: { turn: 1 }, version: 2 });
+        expect(saved?.updatedAt).toBe(clock.now());
+        expect(saved?.createdAt).toBe(clock.now() - 1000);
+        expect(
+          await store.chats.saveState(w.id, CHAT_A, 2, { status: 'completed', state: { turn: 2 } }),
+        ).toBe(true);
+        expect(await store.chats.get(w.id, CHAT_A)).toMatchObject({ status: 'completed', version: 3 });
+        expect(await store.chats.saveState(w.id, CHAT_B, 1, { status: 'ongoing', state: {} })).toBe(false);
+      });
+
+      it('cancels within the workspace and moves the version', async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        await store.chats.create(w.id, newChat(CHAT_A, 'a'));
+        expect(await store.chats.cancel(other.id, CHAT_A)).toBeNull();
+        expect(await store.chats.cancel(w.id, CHAT_B)).toBeNull();
+        const cancelled = await store.chats.cancel(w.id, CHAT_A);
+        expect(cancelled).toMatchObject({ id: CHAT_A, status: 'cancelled', version: 2 });
+        expect(await store.chats.saveState(w.id, CHAT_A, 1, { status: 'ongoing', state: {} })).toBe(false);
+        expect((await store.chats.get(w.id, CHAT_A))?.status).toBe('cancelled');
       });
     });
 

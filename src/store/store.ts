@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../core/index.ts';
 import { agentsRepo } from './agents.ts';
 import { apiKeysRepo } from './api-keys.ts';
+import { chatsRepo } from './chats.ts';
 import { openDatabase, type Database, type DatabaseOptions, type Db, type DialectName } from './database.ts';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrations/index.ts';
 import { phoneNumbersRepo } from './phone-numbers.ts';
@@ -13,6 +14,7 @@ export function repositories(db: Db, clock: Clock) {
     apiKeys: apiKeysRepo(db, clock),
     agents: agentsRepo(db, clock),
     phoneNumbers: phoneNumbersRepo(db, clock),
+    chats: chatsRepo(db, clock),
   };
 }
 

@@ -20,6 +20,7 @@ forEachStore('agent reads across processes', (target) => {
     t = await createTestApi(target);
     second = await buildApi({
       store: t.store,
+      models: t.models,
       logger: silentLogger(),
       publicUrl: 'http://127.0.0.1:8081',
       bodyLimitBytes: 1024 * 1024,

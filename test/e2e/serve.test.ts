@@ -114,6 +114,41 @@ for (const { name, make } of deployments) {
       expect(gone.json.detail.category).toBe('not_found');
     });
 
+    it('chats with the builtin model over HTTP, also without a key (public widget)', async () => {
+      const created = await http(server.url, 'POST', '/v2/assistants', key, {
+        type: 'chat',
+        name: 'Widget',
+        agent: {
+          prompt: 'You are Mia from Bright Smile Dental. You answer questions and book appointments.',
+          greeting_message: 'Hi, this is Mia from Bright Smile Dental!',
+          end_call_reasons_v2: [],
+        },
+      });
+      const modelId = created.json.response.model_id as string;
+      const chatId = crypto.randomUUID();
+      const opened = await http(server.url, 'POST', `/v2/chat/${chatId}`, undefined, { model_id: modelId });
+      expect(opened.status).toBe(200);
+      expect(opened.json.response.initial_message.agent_message).toBe(
+        'Hi, this is Mia from Bright Smile Dental!',
+      );
+      const reply = await http(server.url, 'POST', `/v2/chat/${chatId}/messages`, undefined, {
+        message: 'Can I book an appointment?',
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.json.response.agent_message.length).toBeGreaterThan(0);
+      expect(reply.json.response.current_state).toBe('ongoing');
+      const bye = await http(server.url, 'POST', `/v2/chat/${chatId}/messages`, undefined, {
+        message: 'Thanks, bye!',
+      });
+      expect(bye.json.response.current_state).toBe('completed');
+      const read = await http(server.url, 'GET', `/v2/chat/${chatId}`, key);
+      expect(read.json.response.chat_status).toBe('completed');
+      expect(read.json.response.transcript.split('\n')[0]).toBe(
+        'Agent: Hi, this is Mia from Bright Smile Dental!',
+      );
+      expect((await http(server.url, 'GET', `/v2/chat/${chatId}`)).status).toBe(401);
+    });
+
     it('creates workspaces from the CLI while the server runs', async () => {
       const out = await runCli(
         ['workspaces', 'create', '--name', 'Acme', '--plan', 'standard', '--max-concurrent-calls', '3'],

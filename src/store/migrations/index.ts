@@ -2,6 +2,7 @@ import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, DialectName } from '../database.ts';
 import { initial } from './001-initial.ts';
 import { agentsVersion } from './002-agents-version.ts';
+import { chats } from './003-chats.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -9,6 +10,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '001-initial': initial(dialect),
     '002-agents-version': agentsVersion(dialect),
+    '003-chats': chats(dialect),
   };
 }
 

@@ -1,0 +1,262 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ParleyError, invalidInput, notFound, systemClock, toIso, type Clock } from '../../core/index.ts';
+import {
+  ConversationSession,
+  type AgentConversationConfig,
+  type SessionSnapshot,
+  type Variables,
+} from '../../conversation/index.ts';
+import { LLMError, type ModelRouter } from '../../providers/index.ts';
+import type { Agent, Chat, Store, Workspace } from '../../store/index.ts';
+import { keyWorkspace } from '../auth.ts';
+import { ok } from '../envelope.ts';
+import { errorResponses, okEnvelope } from '../schemas/common.ts';
+import { decodeCursor, encodeCursor, presentChat, snapshotOf } from './present.ts';
+import {
+  AgentTurn,
+  CancelledChat,
+  ChatIdParams,
+  ChatPage,
+  ChatRecord,
+  CreateChatBody,
+  ListChatsQuery,
+  SendMessageBody,
+} from './schemas.ts';
+
+const TAG = ['Chats'];
+
+/** Answered when the model fails for a turn; the message is kept and the chat goes on. */
+export const FALLBACK_LLM_FAILURE = "Sorry, I can't answer right now. Please try again in a moment.";
+
+export interface ChatRoutesOptions {
+  store: Store;
+  models: ModelRouter;
+  clock?: Clock;
+}
+
+// The spec lists no 404 for chats: unknown ids are 400 not_found (WIRE.md section 1), and a
+// conflict (duplicate id, closed chat, concurrent writer) is a 400 with category conflict.
+const chatNotFound = (id: string) => notFound(`chat ${id} not found`, 400);
+const agentNotFound = (id: string) => notFound(`model_id: agent ${id} not found`, 400);
+const conflict400 = (description: string) =>
+  new ParleyError(description, { code: 'conflict', status: 400, category: 'conflict' });
+
+/** The chat's metadata as placeholder values: only strings, numbers and booleans. */
+function variablesOf(metadata: Record<string, unknown>): Variables {
+  const variables: Variables = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      variables[key] = value;
+  }
+  return variables;
+}
+
+const statusOf = (session: ConversationSession): 'ongoing' | 'completed' =>
+  session.ended ? 'completed' : 'ongoing';
+
+export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (app, options) => {
+  const { store, models } = options;
+  const clock = options.clock ?? systemClock;
+  /** Per chat, the tail of its message chain: one chat's messages run strictly in order. */
+  const chains = new Map<string, Promise<unknown>>();
+
+  function inOrder<T>(chatId: string, fn: () => Promise<T>): Promise<T> {
+    const run = (chains.get(chatId) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    chains.set(chatId, tail);
+    void tail.then(() => {
+      if (chains.get(chatId) === tail) chains.delete(chatId);
+    });
+    return run;
+  }
+
+  function session(
+    agent: Agent,
+    workspace: Workspace,
+    chatMetadata: Record<string, unknown>,
+    snapshot?: SessionSnapshot,
+  ) {
+    const config = (agent.spec.agent ?? {}) as AgentConversationConfig & { llm?: string };
+    const { llm, model } = models.route(config.llm, workspace.plan);
+    return new ConversationSession(
+      { agent: config, llm, model, variables: variablesOf(chatMetadata), style: 'chat', clock },
+      snapshot,
+    );
+  }
+
+  async function workspaceOf(id: string): Promise<Workspace> {
+    const workspace = await store.workspaces.get(id);
+    if (!workspace) throw notFound('workspace not found', 400);
+    return workspace;
+  }
+
+  /** The chat addressed by the request: in the key's workspace, or any (keyless public use). */
+  async function findChat(workspace: Workspace | null, id: string): Promise<Chat> {
+    const chat = workspace ? await store.chats.get(workspace.id, id) : await store.chats.getAnyWorkspace(id);
+    if (!chat) throw chatNotFound(id);
+    return chat;
+  }
+
+  /** One user message: answer, store the new state (at the version read), report the turn. */
+  async function turn(chat: Chat, workspace: Workspace, message: string) {
+    if (chat.status !== 'ongoing')
+      throw conflict400(`chat ${chat.id} is ${chat.status}; it takes no messages`);
+    const agent = await store.agents.get(chat.workspaceId, chat.agentId);
+    if (!agent) throw notFound(`the agent ${chat.agentId} of chat ${chat.id} no longer exists`, 400);
+    const s = session(agent, workspace, chat.metadata, snapshotOf(chat));
+    let reply: string | null;
+    try {
+      reply = (await s.respond(message)).reply;
+    } catch (err) {
+      if (!(err instanceof LLMError)) throw err;
+      await s.recordExchange(message, FALLBACK_LLM_FAILURE);
+      reply = FALLBACK_LLM_FAILURE;
+    }
+    const saved = await store.chats.saveState(chat.workspaceId, chat.id, chat.version, {
+      status: statusOf(s),
+      state: s.snapshot(),
+    });
+    if (!saved) return null;
+    return {
+      agent_message: reply ?? '',
+      current_state: statusOf(s),
+      timestamp: toIso(clock.now()),
+      turn_number: s.userTurns,
+    };
+  }
+
+  app.post(
+    '/chat/:chat_id',
+    {
+      config: { publicWithoutKey: true },
+      schema: {
+        tags: TAG,
+        summary: 'Create a chat (works without a key for public widgets)',
+        params: ChatIdParams,
+        body: CreateChatBody,
+        response: { 200: okEnvelope(ChatRecord), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const id = request.params.chat_id;
+      const keyed = keyWorkspace(request);
+      const modelId = request.body.model_id;
+      const agent = keyed
+        ? await store.agents.get(keyed.id, modelId)
+        : await store.agents.getAnyWorkspace(modelId);
+      if (!agent) throw agentNotFound(modelId);
+      const workspace = keyed ?? (await workspaceOf(agent.workspaceId));
+      if (await store.chats.getAnyWorkspace(id)) throw conflict400(`chat_id: chat ${id} already exists`);
+      const metadata = (request.body.metadata ?? {}) as Record<string, unknown>;
+      const s = session(agent, workspace, metadata);
+      try {
+        await s.start();
+      } catch (err) {
+        // A dynamic greeting the model could not make: the chat opens without one.
+        if (!(err instanceof LLMError)) throw err;
+        request.log.warn({ err, chat_id: id }, 'greeting failed');
+      }
+      const chat = await store.chats.create(workspace.id, {
+        id,
+        agentId: agent.id,
+        channel: 'api',
+        metadata,
+        state: s.snapshot(),
+        status: statusOf(s),
+      });
+      if (!chat) throw conflict400(`chat_id: chat ${id} already exists`);
+      return ok(presentChat(chat));
+    },
+  );
+
+  app.get(
+    '/chat/:chat_id',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Get a chat',
+        params: ChatIdParams,
+        response: { 200: okEnvelope(ChatRecord), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => ok(presentChat(await findChat(request.workspace, request.params.chat_id))),
+  );
+
+  app.delete(
+    '/chat/:chat_id',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Cancel a chat',
+        params: ChatIdParams,
+        response: { 200: okEnvelope(CancelledChat), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const id = request.params.chat_id;
+      const cancelled = await store.chats.cancel(request.workspace.id, id);
+      if (!cancelled) throw chatNotFound(id);
+      return ok({ chat_id: id, chat_status: 'cancelled' as const });
+    },
+  );
+
+  app.get(
+    '/chat',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'List chats, newest first (cursor pagination)',
+        querystring: ListChatsQuery,
+        response: { 200: okEnvelope(ChatPage), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const { agent_id: agentId, limit, cursor } = request.query;
+      let beforeSeq: number | undefined;
+      if (cursor !== undefined) {
+        const seq = decodeCursor(cursor);
+        if (seq === null) throw invalidInput('query.cursor: malformed cursor', ['query', 'cursor']);
+        beforeSeq = seq;
+      }
+      const page = await store.chats.list(request.workspace.id, {
+        limit,
+        ...(agentId !== undefined ? { agentId } : {}),
+        ...(beforeSeq !== undefined ? { beforeSeq } : {}),
+      });
+      return ok({
+        chats: page.items.map(presentChat),
+        has_more: page.hasMore,
+        next_cursor: page.hasMore && page.lastSeq !== null ? encodeCursor(page.lastSeq) : null,
+      });
+    },
+  );
+
+  app.post(
+    '/chat/:chat_id/messages',
+    {
+      config: { publicWithoutKey: true },
+      schema: {
+        tags: TAG,
+        summary: "Send a message and get the agent's answer (works without a key for public widgets)",
+        params: ChatIdParams,
+        body: SendMessageBody,
+        response: { 200: okEnvelope(AgentTurn), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const id = request.params.chat_id;
+      const keyed = keyWorkspace(request);
+      const message = request.body.message;
+      return inOrder(id, async () => {
+        // A concurrent writer (another process) moved the chat: reload and answer once more.
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const chat = await findChat(keyed, id);
+          const workspace = keyed ?? (await workspaceOf(chat.workspaceId));
+          const result = await turn(chat, workspace, message);
+          if (result) return ok(result);
+        }
+        throw conflict400(`chat ${id} was changed by another request; send the message again`);
+      });
+    },
+  );
+};

@@ -1,0 +1,70 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { NonEmptyString, StringEnum } from '../schemas/common.ts';
+
+// The chat resource (spec "Chats", WIRE.md section 6).
+
+export const CHAT_STATUSES = ['ongoing', 'completed', 'cancelled'] as const;
+export const TURN_STATES = ['ongoing', 'completed'] as const;
+export const MAX_MESSAGE_CHARS = 4000;
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 100;
+
+export const ChatIdParams = Type.Object({
+  chat_id: Type.String({ format: 'uuid', maxLength: 36, description: 'Chosen by the caller (UUID).' }),
+});
+
+const Metadata = Type.Object({}, { additionalProperties: true, description: 'Arbitrary keys and values.' });
+
+export const CreateChatBody = Type.Object({
+  model_id: NonEmptyString(100, 'The agent that answers.'),
+  metadata: Type.Optional(Metadata),
+});
+export type CreateChatBody = Static<typeof CreateChatBody>;
+
+export const SendMessageBody = Type.Object({
+  message: NonEmptyString(MAX_MESSAGE_CHARS, 'What the user says.'),
+});
+
+export const ListChatsQuery = Type.Object({
+  agent_id: Type.Optional(NonEmptyString(100, 'Only chats with this agent.')),
+  limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
+  cursor: Type.Optional(NonEmptyString(200, 'next_cursor of the previous page.')),
+});
+
+export const AgentTurn = Type.Object({
+  agent_message: Type.String(),
+  current_state: StringEnum(TURN_STATES),
+  timestamp: Type.String({ format: 'date-time' }),
+  turn_number: Type.Integer(),
+});
+
+export const HistoryEntry = Type.Object({
+  agent_id: Type.String({ description: '`user` for the user, else the agent id.' }),
+  message: Type.String(),
+  timestamp: Type.String({ format: 'date-time' }),
+  turn_number: Type.Integer(),
+  current_state: StringEnum(TURN_STATES),
+});
+
+export const ChatRecord = Type.Object({
+  chat_id: Type.String(),
+  model_id: Type.String(),
+  chat_status: StringEnum(CHAT_STATUSES),
+  metadata: Metadata,
+  channel: Type.String(),
+  conversation_history: Type.Array(HistoryEntry),
+  initial_message: Type.Union([AgentTurn, Type.Null()]),
+  start_timestamp: Type.String({ format: 'date-time' }),
+  transcript: Type.String(),
+});
+
+export const ChatPage = Type.Object({
+  chats: Type.Array(ChatRecord),
+  has_more: Type.Boolean(),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const CancelledChat = Type.Object({
+  chat_id: Type.String(),
+  chat_status: Type.Literal('cancelled'),
+});
