@@ -39,32 +39,27 @@ export function createScriptedLLM(
         const reply = typeof step === 'function' ? step(request, index) : step;
         if (reply.error) throw reply.error;
         let firstTokenAt: number | undefined;
-        const aborted = () => request.signal?.aborted === true;
         const words = (reply.text ?? '').split(/(?<= )/).filter((w) => w !== '');
-        for (const word of words) {
-          if (aborted())
-            return yield {
-              type: 'done',
-              finishReason: 'aborted',
-              timings: { startedAt, firstTokenAt, endedAt: clock.now() },
-            };
-          firstTokenAt ??= clock.now();
-          yield { type: 'text', text: word };
-        }
         const calls: ToolCall[] = (reply.toolCalls ?? []).map((c, i) => ({
           id: `call_${index}_${i}`,
           name: c.name,
           arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
         }));
-        for (const call of calls) {
-          if (aborted())
+        const pieces: ChatChunk[] = [
+          ...words.map((text) => ({ type: 'text' as const, text })),
+          ...calls.map((call) => ({ type: 'tool_call' as const, call })),
+        ];
+        for (const piece of pieces) {
+          // An abort is seen between chunks, as a streaming adapter sees it.
+          if (request.signal?.aborted) {
             return yield {
               type: 'done',
               finishReason: 'aborted',
               timings: { startedAt, firstTokenAt, endedAt: clock.now() },
             };
+          }
           firstTokenAt ??= clock.now();
-          yield { type: 'tool_call', call };
+          yield piece;
         }
         yield {
           type: 'done',
