@@ -23,6 +23,8 @@ export interface AppOverrides {
   logger?: Logger;
   /** Where the generated bootstrap key is announced; default: one line on stdout. */
   announce?: (line: string) => void;
+  /** Which models run agents; default: from `config.llm` (see modelRouter). */
+  models?: ModelRouter;
 }
 
 export interface App {
@@ -108,7 +110,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       logger,
       publicUrl: config.publicUrl,
       bodyLimitBytes: config.bodyLimitBytes,
-      models: modelRouter(config),
+      models: overrides.models ?? modelRouter(config),
     });
     await api.ready();
     const ready = api;
