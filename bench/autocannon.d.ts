@@ -1,7 +1,17 @@
 // Minimal types for the parts of autocannon@8 the benchmarks use (the package ships none).
 declare module 'autocannon' {
+  /** One request of a `requests` sequence; `setupRequest` may rewrite it before each send. */
+  interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams | null;
+  }
+
   interface Options {
     url: string;
+    requests?: RequestParams[];
     connections?: number;
     duration?: number;
     pipelining?: number;
@@ -38,7 +48,16 @@ declare module 'autocannon' {
     throughput: Histogram;
   }
 
-  function autocannon(options: Options): Promise<Result> & { stop(): void };
-  export type { Options, Result };
+  interface Instance extends Promise<Result> {
+    stop(): void;
+    /** Every response, with its latency in (fractional) milliseconds from process.hrtime. */
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void,
+    ): this;
+  }
+
+  function autocannon(options: Options): Instance;
+  export type { Instance, Options, RequestParams, Result };
   export default autocannon;
 }

@@ -2,6 +2,7 @@
 // Each case writes its own section of bench/RESULTS.md. Child servers and temp dirs are removed at
 // the end, also on failure, and a watchdog stops the run if it overruns.
 import { runApiCase, type CaseContext } from './api.ts';
+import { chatPhaseSeconds, runChatCase } from './chat.ts';
 import { loadSettings, runCleanups } from './lib.ts';
 
 interface BenchCase {
@@ -13,6 +14,11 @@ interface BenchCase {
 const CASES: Record<string, BenchCase> = {
   // 2 endpoints x 2 servers x (warm-up + measured run).
   api: { run: runApiCase, loadSeconds: ({ settings: s }) => 4 * (s.warmupS + s.durationS) },
+  // 2 servers x (warm-up + 2 measured runs), plus 2 x 2,000 sequential messages and chat creation.
+  chat: {
+    run: runChatCase,
+    loadSeconds: ({ settings: s }) => 2 * (s.warmupS + 2 * chatPhaseSeconds(s.durationS)) + 30,
+  },
 };
 
 const SETUP_ALLOWANCE_S = 60;

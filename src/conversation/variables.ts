@@ -28,12 +28,17 @@ export function fillPlaceholders(template: string, variables: Variables): Filled
   return { text, unknown };
 }
 
-/** Date and time variables in the agent's time zone (falls back to UTC for an unknown zone). */
-export function systemVariables(nowMs: number, timeZone: string): Variables {
-  const zone = isTimeZone(timeZone) ? timeZone : 'UTC';
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
+// Building an Intl.DateTimeFormat costs far more than using one, and sessions are rebuilt for
+// every chat message: keep one formatter per zone (null for names that are not zones).
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+const MAX_FORMATTERS = 1000;
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat | null {
+  let formatter = formatters.get(timeZone);
+  if (formatter !== undefined) return formatter;
+  try {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
       year: 'numeric',
       month: '2-digit',
       day: '2-digit',
@@ -41,9 +46,22 @@ export function systemVariables(nowMs: number, timeZone: string): Variables {
       minute: '2-digit',
       weekday: 'long',
       hourCycle: 'h23',
-    })
-      .formatToParts(new Date(nowMs))
-      .map((p) => [p.type, p.value]),
+    });
+  } catch {
+    formatter = null;
+  }
+  if (formatters.size >= MAX_FORMATTERS) formatters.clear();
+  formatters.set(timeZone, formatter);
+  return formatter;
+}
+
+/** Date and time variables in the agent's time zone (falls back to UTC for an unknown zone). */
+export function systemVariables(nowMs: number, timeZone: string): Variables {
+  const known = formatterFor(timeZone);
+  const zone = known ? timeZone : 'UTC';
+  const formatter = known ?? formatterFor('UTC');
+  const parts = Object.fromEntries(
+    (formatter?.formatToParts(new Date(nowMs)) ?? []).map((p) => [p.type, p.value]),
   );
   const date = `${parts.year}-${parts.month}-${parts.day}`;
   const time = `${parts.hour}:${parts.minute}`;
@@ -54,13 +72,4 @@ export function systemVariables(nowMs: number, timeZone: string): Variables {
     current_datetime: `${date} ${time}`,
     timezone: zone,
   };
-}
-
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
 }
