@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/index.ts';
 import { createLogger, systemClock, type Clock, type Config, type Logger } from './core/index.ts';
-import { createBuiltinLLM, createModelRouter, createOpenAILLM, type ModelRouter } from './providers/index.ts';
+import type { MessagingDeps } from './api/index.ts';
+import {
+  createBuiltinLLM,
+  createModelRouter,
+  createOpenAILLM,
+  createSimMessaging,
+  createTwilioInboundParser,
+  createTwilioMessaging,
+  type ModelRouter,
+} from './providers/index.ts';
 export { DEFAULT_MAX_CONCURRENT_CALLS } from './store/index.ts';
 import {
   bootstrapWorkspace,
@@ -25,6 +34,8 @@ export interface AppOverrides {
   announce?: (line: string) => void;
   /** Which models run agents; default: from `config.llm` (see modelRouter). */
   models?: ModelRouter;
+  /** Text-message adapters; default: the sim, plus Twilio when `config.twilio` is set. */
+  messaging?: MessagingDeps;
 }
 
 export interface App {
@@ -80,6 +91,22 @@ export function modelRouter(config: Config): ModelRouter {
   });
 }
 
+/** The sim serves every number not on Twilio; Twilio serves `twilio` numbers when configured. */
+export function messagingAdapters(config: Config, clock: Clock = systemClock): MessagingDeps {
+  const twilio = config.twilio;
+  return {
+    sim: createSimMessaging({ clock }),
+    ...(twilio
+      ? {
+          twilio: {
+            messaging: createTwilioMessaging(twilio),
+            inbound: createTwilioInboundParser({ authToken: twilio.authToken }),
+          },
+        }
+      : {}),
+  };
+}
+
 function writeBootstrapKey(dataDir: string, secret: string): string {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, BOOTSTRAP_KEY_FILE);
@@ -111,6 +138,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       publicUrl: config.publicUrl,
       bodyLimitBytes: config.bodyLimitBytes,
       models: overrides.models ?? modelRouter(config),
+      messaging: overrides.messaging ?? messagingAdapters(config, clock),
     });
     await api.ready();
     const ready = api;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { describe } from 'vitest';
-import { buildApi } from '../src/api/index.ts';
+import { buildApi, type MessagingDeps } from '../src/api/index.ts';
 import { silentLogger, systemClock, type Clock, type Plan } from '../src/core/index.ts';
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
 import { createScriptedLLM } from '../src/providers/testing/scripted-llm.ts';
@@ -12,6 +12,9 @@ import { storeTargets, type StoreTarget } from '../src/store/testing/index.ts';
 // inject(). `forEachStore` runs a describe block once per dialect.
 
 export { storeTargets, type StoreTarget };
+
+/** The PARLEY_PUBLIC_URL of test APIs (provider webhooks are signed over it). */
+export const TEST_PUBLIC_URL = 'http://127.0.0.1:8080';
 
 export interface TestWorkspace {
   id: string;
@@ -51,6 +54,8 @@ export async function createTestApi(
     /** The platform model; default a scripted model that always says `OK.` */
     llm?: LLM;
     publicRateLimit?: RateLimitOptions;
+    /** Text-message adapters; default: a sim of its own. */
+    messaging?: MessagingDeps;
   } = {},
 ): Promise<TestApi> {
   const store = await target.open(options.clock ?? systemClock);
@@ -62,8 +67,9 @@ export async function createTestApi(
     models,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.publicRateLimit ? { publicRateLimit: options.publicRateLimit } : {}),
+    ...(options.messaging ? { messaging: options.messaging } : {}),
     logger: silentLogger(),
-    publicUrl: 'http://127.0.0.1:8080',
+    publicUrl: TEST_PUBLIC_URL,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
   });
   await api.ready();

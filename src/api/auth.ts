@@ -16,6 +16,11 @@ declare module 'fastify' {
      * is always checked.
      */
     publicWithoutKey?: boolean;
+    /**
+     * A provider's webhook, authenticated by its own request signature (checked by the handler):
+     * no API key is asked for or read, and no public rate limit applies.
+     */
+    signedWebhook?: boolean;
   }
 }
 
@@ -91,6 +96,7 @@ export interface AuthenticateOptions {
 
 export function authenticate(authenticator: Authenticator, options: AuthenticateOptions = {}) {
   return async function authenticateRequest(request: FastifyRequest): Promise<void> {
+    if (request.routeOptions.config.signedWebhook) return;
     if (request.headers.authorization === undefined && request.routeOptions.config.publicWithoutKey) {
       options.onPublic?.(request);
       return;

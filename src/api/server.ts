@@ -3,14 +3,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock, type Logger } from '../core/index.ts';
-import type { ModelRouter } from '../providers/index.ts';
+import { createSimMessaging, type ModelRouter } from '../providers/index.ts';
 import type { Store } from '../store/index.ts';
 import { assistantRoutes } from './assistants/routes.ts';
 import { authenticate, createAuthenticator } from './auth.ts';
 import { chatRoutes } from './chats/routes.ts';
+import { createChatTurns } from './chats/turns.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerHealth } from './health.ts';
 import { createMetricsRegistry, registerMetrics } from './metrics.ts';
+import { createChatChannels, type MessagingDeps } from './messaging/channels.ts';
+import { messagingRoutes } from './messaging/routes.ts';
 import { numberRoutes } from './numbers/routes.ts';
 import { registerOpenApi } from './openapi.ts';
 import { DEFAULT_PUBLIC_RATE_LIMIT, createRateLimiter, type RateLimitOptions } from './rate-limit.ts';
@@ -31,6 +34,8 @@ export interface ApiDeps {
   models: ModelRouter;
   /** Requests per client address on the keyless (public widget) chat routes; default 20/minute. */
   publicRateLimit?: RateLimitOptions;
+  /** Text-message adapters for sms/whatsapp chats; default: a sim only (Twilio not configured). */
+  messaging?: MessagingDeps;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -86,7 +91,22 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await v2.register(numberRoutes, { store: deps.store });
       await v2.register(subaccountRoutes, { store: deps.store, auth });
       await v2.register(workspaceRoutes, { store: deps.store, auth });
-      await v2.register(chatRoutes, { store: deps.store, models: deps.models, clock });
+      // One turn runner for both chat paths, so one chat's messages run in order whichever way they came.
+      const turns = createChatTurns({ store: deps.store, models: deps.models, clock });
+      const channels = createChatChannels({
+        store: deps.store,
+        turns,
+        messaging: deps.messaging ?? { sim: createSimMessaging({ clock }) },
+        clock,
+      });
+      await v2.register(chatRoutes, { store: deps.store, models: deps.models, clock, turns });
+      await v2.register(messagingRoutes, {
+        store: deps.store,
+        turns,
+        channels,
+        publicUrl: deps.publicUrl,
+        clock,
+      });
     },
     { prefix: '/v2' },
   );

@@ -46,7 +46,23 @@ describe('loadConfig', () => {
       bodyLimitBytes: 4096,
       shutdownTimeoutMs: 500,
       llm: undefined,
+      twilio: undefined,
     });
+  });
+
+  it('configures Twilio messaging from an account SID and an auth token', () => {
+    expect(loadConfig({ PARLEY_TWILIO_ACCOUNT_SID: 'AC1', PARLEY_TWILIO_AUTH_TOKEN: 'tok' }).twilio).toEqual({
+      accountSid: 'AC1',
+      authToken: 'tok',
+      baseUrl: 'https://api.twilio.com',
+    });
+    expect(
+      loadConfig({
+        PARLEY_TWILIO_ACCOUNT_SID: 'AC1',
+        PARLEY_TWILIO_AUTH_TOKEN: 'tok',
+        PARLEY_TWILIO_BASE_URL: 'http://127.0.0.1:9999/',
+      }).twilio,
+    ).toEqual({ accountSid: 'AC1', authToken: 'tok', baseUrl: 'http://127.0.0.1:9999' });
   });
 
   it('configures an OpenAI-compatible LLM from a base URL or a key', () => {
@@ -75,6 +91,13 @@ describe('loadConfig', () => {
     [{ PARLEY_PUBLIC_URL: 'not a url' }, 'PARLEY_PUBLIC_URL'],
     [{ PARLEY_LLM_BASE_URL: 'ftp://x' }, 'PARLEY_LLM_BASE_URL'],
     [{ PARLEY_LLM_MODEL: 'gpt-4.1' }, 'PARLEY_LLM_MODEL'],
+    [{ PARLEY_TWILIO_ACCOUNT_SID: 'AC1' }, 'PARLEY_TWILIO_AUTH_TOKEN'],
+    [{ PARLEY_TWILIO_AUTH_TOKEN: 'tok' }, 'PARLEY_TWILIO_ACCOUNT_SID'],
+    [{ PARLEY_TWILIO_BASE_URL: 'http://x' }, 'PARLEY_TWILIO_BASE_URL'],
+    [
+      { PARLEY_TWILIO_ACCOUNT_SID: 'AC1', PARLEY_TWILIO_AUTH_TOKEN: 't', PARLEY_TWILIO_BASE_URL: 'ftp://x' },
+      'PARLEY_TWILIO_BASE_URL',
+    ],
   ])('refuses %o naming the variable', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);

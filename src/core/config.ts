@@ -22,6 +22,34 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** An OpenAI-compatible chat-completions endpoint; absent: the offline builtin model. */
   llm: { baseUrl: string; apiKey: string; model: string } | undefined;
+  /** Twilio's Messages API for numbers with provider `twilio`; absent: not configured. */
+  twilio: { accountSid: string; authToken: string; baseUrl: string } | undefined;
+}
+
+export const DEFAULT_TWILIO_BASE_URL = 'https://api.twilio.com';
+
+/** Twilio messaging: configured when both the account SID and the auth token are given. */
+function twilioConfig(env: Env): Config['twilio'] {
+  const accountSid = env.PARLEY_TWILIO_ACCOUNT_SID || undefined;
+  const authToken = env.PARLEY_TWILIO_AUTH_TOKEN || undefined;
+  const baseUrl = env.PARLEY_TWILIO_BASE_URL || undefined;
+  if (!accountSid && !authToken) {
+    if (baseUrl)
+      throw new ConfigError(
+        'PARLEY_TWILIO_BASE_URL needs PARLEY_TWILIO_ACCOUNT_SID and PARLEY_TWILIO_AUTH_TOKEN',
+      );
+    return undefined;
+  }
+  if (!accountSid) throw new ConfigError('PARLEY_TWILIO_AUTH_TOKEN needs PARLEY_TWILIO_ACCOUNT_SID');
+  if (!authToken) throw new ConfigError('PARLEY_TWILIO_ACCOUNT_SID needs PARLEY_TWILIO_AUTH_TOKEN');
+  const url = baseUrl ?? DEFAULT_TWILIO_BASE_URL;
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new ConfigError(`PARLEY_TWILIO_BASE_URL must be an http or https URL, got "${url}"`);
+  }
+  return { accountSid, authToken, baseUrl: url.replace(/\/+$/, '') };
 }
 
 export const DEFAULT_LLM_BASE_URL = 'https://api.openai.com/v1';
@@ -115,5 +143,6 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: intVar(env, 'PARLEY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownTimeoutMs: intVar(env, 'PARLEY_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     llm: llmConfig(env),
+    twilio: twilioConfig(env),
   };
 }

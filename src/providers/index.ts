@@ -2,7 +2,7 @@ export * from './llm/types.ts';
 export { collectChat, type CollectedChat } from './llm/collect.ts';
 export * from './messaging/types.ts';
 export { createOpenAILLM, type OpenAILLMOptions } from './llm/openai.ts';
-export { createSimMessaging, type SimMessaging } from './messaging/sim.ts';
+export { createSimMessaging, type SimMessaging, type SimSentMessage } from './messaging/sim.ts';
 export { createTwilioMessaging, createTwilioInboundParser } from './messaging/twilio.ts';
 export {
   createModelRouter,

@@ -19,6 +19,10 @@ function toChat(row: Selectable<ChatTable>): Chat {
     version: Number(row.version),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
+    ownNumber: row.own_number ?? null,
+    remoteNumber: row.remote_number ?? null,
+    lastInboundAt:
+      row.last_inbound_at === null || row.last_inbound_at === undefined ? null : Number(row.last_inbound_at),
   };
 }
 
@@ -30,6 +34,18 @@ export interface NewChat {
   metadata: Record<string, unknown>;
   state: unknown;
   status?: ChatStatus;
+  /** sms/whatsapp chats: the workspace's number and the other side's (E.164). */
+  ownNumber?: string | null;
+  remoteNumber?: string | null;
+}
+
+/** The two ends of a text-message conversation. */
+export interface ChannelPair {
+  channel: string;
+  /** The workspace's number (the inbound message's `to`). */
+  ownNumber: string;
+  /** The other side's number (the inbound message's `from`). */
+  remoteNumber: string;
 }
 
 export interface ChatListOptions {
@@ -72,6 +88,9 @@ export function chatsRepo(db: Db, clock: Clock) {
           version: 1,
           created_at: now,
           updated_at: now,
+          own_number: input.ownNumber ?? null,
+          remote_number: input.remoteNumber ?? null,
+          last_inbound_at: null,
         })
         .onConflict((oc) => oc.column('id').doNothing())
         .returningAll()
@@ -111,7 +130,7 @@ export function chatsRepo(db: Db, clock: Clock) {
       workspaceId: string,
       id: string,
       expectedVersion: number,
-      next: { status: ChatStatus; state: unknown },
+      next: { status: ChatStatus; state: unknown; lastInboundAt?: number },
     ): Promise<boolean> {
       const result = await db
         .updateTable('chats')
@@ -120,12 +139,44 @@ export function chatsRepo(db: Db, clock: Clock) {
           state: toJson(next.state) ?? '{}',
           version: expectedVersion + 1,
           updated_at: clock.now(),
+          ...(next.lastInboundAt !== undefined ? { last_inbound_at: next.lastInboundAt } : {}),
         })
         .where('workspace_id', '=', workspaceId)
         .where('id', '=', id)
         .where('version', '=', expectedVersion)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+
+    /**
+     * The newest ongoing chat of a text-message pair, for an inbound message: in any workspace
+     * (a provider webhook, where the numbers decide) or in `workspaceId` only.
+     */
+    async findOngoing(pair: ChannelPair, workspaceId?: string): Promise<Chat | null> {
+      let query = db
+        .selectFrom('chats')
+        .selectAll()
+        .where('channel', '=', pair.channel)
+        .where('own_number', '=', pair.ownNumber)
+        .where('remote_number', '=', pair.remoteNumber)
+        .where('status', '=', 'ongoing');
+      if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
+      const row = await query.orderBy('seq', 'desc').limit(1).executeTakeFirst();
+      return row ? toChat(row) : null;
+    },
+
+    /** When the other side of a pair last wrote to the workspace, over all its chats; null: never. */
+    async lastInboundAt(workspaceId: string, pair: ChannelPair): Promise<number | null> {
+      const row = await db
+        .selectFrom('chats')
+        .select((eb) => eb.fn.max('last_inbound_at').as('at'))
+        .where('workspace_id', '=', workspaceId)
+        .where('channel', '=', pair.channel)
+        .where('own_number', '=', pair.ownNumber)
+        .where('remote_number', '=', pair.remoteNumber)
+        .executeTakeFirst();
+      const at = row?.at;
+      return at === null || at === undefined ? null : Number(at);
     },
 
     /** Marks the chat cancelled (whatever its status); null when absent. */

@@ -73,4 +73,9 @@ export interface Chat {
   version: number;
   createdAt: number;
   updatedAt: number;
+  /** sms/whatsapp chats: the workspace's number and the other side's (E.164); null for api chats. */
+  ownNumber: string | null;
+  remoteNumber: string | null;
+  /** When the other side last wrote (ms); null before any inbound message. */
+  lastInboundAt: number | null;
 }

@@ -89,6 +89,12 @@ export interface ChatTable {
   version: number;
   created_at: number;
   updated_at: number;
+  /** sms/whatsapp chats: the workspace's number (E.164); null for api chats. */
+  own_number: string | null;
+  /** sms/whatsapp chats: the other side's number (E.164); null for api chats. */
+  remote_number: string | null;
+  /** When the other side last wrote (ms); null before any inbound message. */
+  last_inbound_at: number | null;
 }
 
 export interface Schema {

@@ -164,7 +164,7 @@ for (const target of storeTargets()) {
         try {
           expect(await fresh.isReady()).toBe(false);
           expect(await fresh.migrate()).toEqual({
-            applied: ['001-initial', '002-agents-version', '003-chats'],
+            applied: ['001-initial', '002-agents-version', '003-chats', '004-chat-channels'],
           });
           expect(await fresh.isReady()).toBe(true);
           expect(await fresh.migrate()).toEqual({ applied: [] });
@@ -894,6 +894,9 @@ for (const target of storeTargets()) {
           version: 1,
           createdAt: clock.now(),
           updatedAt: clock.now(),
+          ownNumber: null,
+          remoteNumber: null,
+          lastInboundAt: null,
         });
         expect(await store.chats.get(w.id, CHAT_A)).toEqual(chat);
         expect(await store.chats.get(other.id, CHAT_A)).toBeNull();
@@ -984,6 +987,91 @@ for (const target of storeTargets()) {
         expect(cancelled).toMatchObject({ id: CHAT_A, status: 'cancelled', version: 2 });
         expect(await store.chats.saveState(w.id, CHAT_A, 1, { status: 'ongoing', state: {} })).toBe(false);
         expect((await store.chats.get(w.id, CHAT_A))?.status).toBe('cancelled');
+      });
+
+      describe('text-message channels', () => {
+        const OWN = '+14155550100';
+        const REMOTE = '+14155550111';
+        const CHAT_C = '33333333-3333-4333-8333-333333333333';
+        const CHAT_D = '44444444-4444-4444-8444-444444444444';
+        const sms = { channel: 'sms', ownNumber: OWN, remoteNumber: REMOTE };
+        const smsChat = (id: string, extra: Record<string, unknown> = {}) =>
+          newChat(id, 'a', { channel: 'sms', ownNumber: OWN, remoteNumber: REMOTE, ...extra });
+
+        it('creates a chat with its numbers', async () => {
+          const w = await workspace();
+          const chat = await store.chats.create(w.id, smsChat(CHAT_A));
+          expect(chat).toMatchObject({
+            channel: 'sms',
+            ownNumber: OWN,
+            remoteNumber: REMOTE,
+            lastInboundAt: null,
+          });
+          expect(await store.chats.get(w.id, CHAT_A)).toEqual(chat);
+        });
+
+        it('finds the newest ongoing chat of a pair, across workspaces or in one', async () => {
+          const w = await workspace();
+          const other = await workspace('other');
+          expect(await store.chats.findOngoing(sms)).toBeNull();
+          await store.chats.create(w.id, smsChat(CHAT_A));
+          await store.chats.create(w.id, smsChat(CHAT_B));
+          // Same numbers on another channel, reversed numbers, an api chat: never matched.
+          await store.chats.create(w.id, smsChat(CHAT_C, { channel: 'whatsapp' }));
+          await store.chats.create(
+            w.id,
+            newChat(CHAT_D, 'a', { channel: 'sms', ownNumber: REMOTE, remoteNumber: OWN }),
+          );
+          expect((await store.chats.findOngoing(sms))?.id).toBe(CHAT_B);
+          expect((await store.chats.findOngoing(sms, w.id))?.id).toBe(CHAT_B);
+          expect(await store.chats.findOngoing(sms, other.id)).toBeNull();
+          expect((await store.chats.findOngoing({ ...sms, channel: 'whatsapp' }))?.id).toBe(CHAT_C);
+
+          // The newest is completed: the older ongoing one is found; when none is ongoing, nothing.
+          expect(await store.chats.saveState(w.id, CHAT_B, 1, { status: 'completed', state: {} })).toBe(true);
+          expect((await store.chats.findOngoing(sms))?.id).toBe(CHAT_A);
+          await store.chats.cancel(w.id, CHAT_A);
+          expect(await store.chats.findOngoing(sms)).toBeNull();
+        });
+
+        it('records last_inbound_at with the state save, and reports the latest per pair', async () => {
+          const w = await workspace();
+          const other = await workspace('other');
+          await store.chats.create(w.id, smsChat(CHAT_A));
+          await store.chats.create(w.id, smsChat(CHAT_B));
+          expect(await store.chats.lastInboundAt(w.id, sms)).toBeNull();
+          clock.advance(1000);
+          const first = clock.now();
+          expect(
+            await store.chats.saveState(w.id, CHAT_A, 1, {
+              status: 'ongoing',
+              state: { t: 1 },
+              lastInboundAt: first,
+            }),
+          ).toBe(true);
+          // A writer at a stale version changes nothing, last_inbound_at included.
+          expect(
+            await store.chats.saveState(w.id, CHAT_A, 1, {
+              status: 'ongoing',
+              state: {},
+              lastInboundAt: first + 5,
+            }),
+          ).toBe(false);
+          expect(await store.chats.get(w.id, CHAT_A)).toMatchObject({ lastInboundAt: first, version: 2 });
+          // A save without it keeps it.
+          expect(await store.chats.saveState(w.id, CHAT_A, 2, { status: 'completed', state: {} })).toBe(true);
+          expect((await store.chats.get(w.id, CHAT_A))?.lastInboundAt).toBe(first);
+
+          clock.advance(1000);
+          await store.chats.saveState(w.id, CHAT_B, 1, {
+            status: 'ongoing',
+            state: {},
+            lastInboundAt: clock.now(),
+          });
+          expect(await store.chats.lastInboundAt(w.id, sms)).toBe(clock.now());
+          expect(await store.chats.lastInboundAt(other.id, sms)).toBeNull();
+          expect(await store.chats.lastInboundAt(w.id, { ...sms, channel: 'whatsapp' })).toBeNull();
+        });
       });
     });
 

@@ -1,17 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ParleyError, invalidInput, notFound, systemClock, toIso, type Clock } from '../../core/index.ts';
-import {
-  ConversationSession,
-  type AgentConversationConfig,
-  type SessionSnapshot,
-  type Variables,
-} from '../../conversation/index.ts';
+import { invalidInput, notFound, systemClock, type Clock } from '../../core/index.ts';
 import { LLMError, type ModelRouter } from '../../providers/index.ts';
-import type { Agent, Chat, Store, Workspace } from '../../store/index.ts';
+import type { Chat, Store, Workspace } from '../../store/index.ts';
 import { keyWorkspace } from '../auth.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
-import { decodeCursor, encodeCursor, presentChat, snapshotOf } from './present.ts';
+import { decodeCursor, encodeCursor, presentChat } from './present.ts';
 import {
   AgentTurn,
   CancelledChat,
@@ -22,67 +16,30 @@ import {
   ListChatsQuery,
   SendMessageBody,
 } from './schemas.ts';
+import { conflict400, createChatTurns, statusOf, type ChatTurns } from './turns.ts';
 
 const TAG = ['Chats'];
 
-/** Answered when the model fails for a turn; the message is kept and the chat goes on. */
-export const FALLBACK_LLM_FAILURE = "Sorry, I can't answer right now. Please try again in a moment.";
+export { FALLBACK_LLM_FAILURE } from './turns.ts';
 
 export interface ChatRoutesOptions {
   store: Store;
   models: ModelRouter;
   clock?: Clock;
+  /** Shared with the text-message channels so one chat's messages run in order; default: own. */
+  turns?: ChatTurns;
 }
 
 // The spec lists no 404 for chats: unknown ids are 400 not_found (WIRE.md section 1), and a
 // conflict (duplicate id, closed chat, concurrent writer) is a 400 with category conflict.
 const chatNotFound = (id: string) => notFound(`chat ${id} not found`, 400);
 const agentNotFound = (id: string) => notFound(`model_id: agent ${id} not found`, 400);
-const conflict400 = (description: string) =>
-  new ParleyError(description, { code: 'conflict', status: 400, category: 'conflict' });
-
-/** The chat's metadata as placeholder values: only strings, numbers and booleans. */
-function variablesOf(metadata: Record<string, unknown>): Variables {
-  const variables: Variables = {};
-  for (const [key, value] of Object.entries(metadata)) {
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-      variables[key] = value;
-  }
-  return variables;
-}
-
-const statusOf = (session: ConversationSession): 'ongoing' | 'completed' =>
-  session.ended ? 'completed' : 'ongoing';
 
 export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (app, options) => {
   const { store, models } = options;
   const clock = options.clock ?? systemClock;
-  /** Per chat, the tail of its message chain: one chat's messages run strictly in order. */
-  const chains = new Map<string, Promise<unknown>>();
-
-  function inOrder<T>(chatId: string, fn: () => Promise<T>): Promise<T> {
-    const run = (chains.get(chatId) ?? Promise.resolve()).then(fn, fn);
-    const tail = run.catch(() => undefined);
-    chains.set(chatId, tail);
-    void tail.then(() => {
-      if (chains.get(chatId) === tail) chains.delete(chatId);
-    });
-    return run;
-  }
-
-  function session(
-    agent: Agent,
-    workspace: Workspace,
-    chatMetadata: Record<string, unknown>,
-    snapshot?: SessionSnapshot,
-  ) {
-    const config = (agent.spec.agent ?? {}) as AgentConversationConfig & { llm?: string };
-    const { llm, model } = models.route(config.llm, workspace.plan);
-    return new ConversationSession(
-      { agent: config, llm, model, variables: variablesOf(chatMetadata), style: 'chat', clock },
-      snapshot,
-    );
-  }
+  const turns = options.turns ?? createChatTurns({ store, models, clock });
+  const { inOrder, session, turn } = turns;
 
   async function workspaceOf(id: string): Promise<Workspace> {
     const workspace = await store.workspaces.get(id);
@@ -95,34 +52,6 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
     const chat = workspace ? await store.chats.get(workspace.id, id) : await store.chats.getAnyWorkspace(id);
     if (!chat) throw chatNotFound(id);
     return chat;
-  }
-
-  /** One user message: answer, store the new state (at the version read), report the turn. */
-  async function turn(chat: Chat, workspace: Workspace, message: string) {
-    if (chat.status !== 'ongoing')
-      throw conflict400(`chat ${chat.id} is ${chat.status}; it takes no messages`);
-    const agent = await store.agents.get(chat.workspaceId, chat.agentId);
-    if (!agent) throw notFound(`the agent ${chat.agentId} of chat ${chat.id} no longer exists`, 400);
-    const s = session(agent, workspace, chat.metadata, snapshotOf(chat));
-    let reply: string | null;
-    try {
-      reply = (await s.respond(message)).reply;
-    } catch (err) {
-      if (!(err instanceof LLMError)) throw err;
-      await s.recordExchange(message, FALLBACK_LLM_FAILURE);
-      reply = FALLBACK_LLM_FAILURE;
-    }
-    const saved = await store.chats.saveState(chat.workspaceId, chat.id, chat.version, {
-      status: statusOf(s),
-      state: s.snapshot(),
-    });
-    if (!saved) return null;
-    return {
-      agent_message: reply ?? '',
-      current_state: statusOf(s),
-      timestamp: toIso(clock.now()),
-      turn_number: s.userTurns,
-    };
   }
 
   app.post(

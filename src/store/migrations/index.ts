@@ -3,6 +3,7 @@ import type { Database, DialectName } from '../database.ts';
 import { initial } from './001-initial.ts';
 import { agentsVersion } from './002-agents-version.ts';
 import { chats } from './003-chats.ts';
+import { chatChannels } from './004-chat-channels.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -11,6 +12,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '001-initial': initial(dialect),
     '002-agents-version': agentsVersion(dialect),
     '003-chats': chats(dialect),
+    '004-chat-channels': chatChannels(dialect),
   };
 }
 

@@ -1,0 +1,151 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { invalidInput, slugOf, systemClock, type Clock } from '../../core/index.ts';
+import {
+  MessagingError,
+  type InboundMessage,
+  type InboundParser,
+  type Messaging,
+  type OutboundMessage,
+  type SentMessage,
+  type SimMessaging,
+  type SimSentMessage,
+} from '../../providers/index.ts';
+import type { Store } from '../../store/index.ts';
+import { MAX_MESSAGE_CHARS } from '../chats/schemas.ts';
+import { conflict400, type ChatTurns, type TurnOutcome } from '../chats/turns.ts';
+
+// Chats over text messages (SMS, WhatsApp): which adapter serves a number, sending with a record
+// of which workspace sent what through the sim, and the shared handling of an inbound message
+// (find the ongoing chat of the pair, run the turn as POST /chat/{id}/messages does, send the
+// agent's answer back through the same adapter).
+
+export interface MessagingDeps {
+  /** Serves every number whose provider is not `twilio`. */
+  sim: SimMessaging;
+  /** Serves numbers with provider `twilio`; absent when Twilio is not configured. */
+  twilio?: { messaging: Messaging; inbound: InboundParser };
+}
+
+/** WhatsApp's customer-service window: free text only within 24 h of the user's last message. */
+export const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export interface InboundOutcome {
+  chatId: string;
+  turn: TurnOutcome;
+}
+
+export interface ChatChannels {
+  readonly messaging: MessagingDeps;
+  /** The adapter of a number's provider; a 400 naming `field` when it is not configured. */
+  adapterFor(provider: string, field: string[]): Messaging;
+  /** Sends one message for a workspace (the sim outbox remembers whose it is). */
+  send(workspaceId: string, adapter: Messaging, message: OutboundMessage): Promise<SentMessage>;
+  /** The workspace's messages in the sim outbox, newest first. */
+  simOutbox(workspaceId: string): SimSentMessage[];
+  /**
+   * Continues the ongoing chat of an inbound message's pair (only in `workspaceId` when given)
+   * and sends the answer back through `via`; null when the message was ignored (no ongoing chat).
+   */
+  receive(
+    message: InboundMessage,
+    via: Messaging,
+    scope: { workspaceId?: string },
+    log: FastifyBaseLogger,
+  ): Promise<InboundOutcome | null>;
+}
+
+const adapterName = (provider: string | undefined) => (provider === 'twilio' ? 'twilio' : 'sim');
+
+export function createChatChannels(options: {
+  store: Store;
+  turns: ChatTurns;
+  messaging: MessagingDeps;
+  clock?: Clock;
+}): ChatChannels {
+  const { store, turns, messaging } = options;
+  const clock = options.clock ?? systemClock;
+  /** Sim message id -> the workspace that sent it (the sim itself knows no workspaces). */
+  const simOwners = new Map<string, string>();
+
+  const channels: ChatChannels = {
+    messaging,
+
+    adapterFor(provider, field) {
+      if (adapterName(provider) === 'sim') return messaging.sim;
+      if (!messaging.twilio) {
+        throw invalidInput(
+          `${field.join('.')}: the number's provider is twilio, but Twilio messaging is not configured on this server (PARLEY_TWILIO_ACCOUNT_SID and PARLEY_TWILIO_AUTH_TOKEN)`,
+          field,
+        );
+      }
+      return messaging.twilio.messaging;
+    },
+
+    async send(workspaceId, adapter, message) {
+      const sent = await adapter.send(message);
+      if (adapter === messaging.sim) simOwners.set(sent.id, workspaceId);
+      return sent;
+    },
+
+    simOutbox(workspaceId) {
+      return messaging.sim
+        .sent()
+        .filter((m) => simOwners.get(m.id) === workspaceId)
+        .reverse();
+    },
+
+    async receive(message, via, scope, log) {
+      const pair = { channel: message.channel, ownNumber: message.to, remoteNumber: message.from };
+      const found = await store.chats.findOngoing(pair, scope.workspaceId);
+      if (!found || found.ownNumber === null || found.remoteNumber === null) {
+        log.info({ channel: message.channel }, 'inbound message matches no ongoing chat; ignored');
+        return null;
+      }
+      const number = await store.phoneNumbers.getBySlug(found.workspaceId, slugOf(found.ownNumber));
+      if (adapterName(number?.provider) !== via.name) {
+        log.info(
+          { channel: message.channel, via: via.name },
+          'inbound message from another provider; ignored',
+        );
+        return null;
+      }
+      const text = message.body.trim().slice(0, MAX_MESSAGE_CHARS);
+      if (text === '') {
+        log.info({ chat_id: found.id }, 'inbound message without text; ignored');
+        return null;
+      }
+      const turn = await turns.inOrder(found.id, async () => {
+        // A concurrent writer (another process) moved the chat: reload and answer once more.
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const chat = await store.chats.get(found.workspaceId, found.id);
+          if (!chat || chat.status !== 'ongoing') return null;
+          const workspace = await store.workspaces.get(chat.workspaceId);
+          if (!workspace) return null;
+          const result = await turns.turn(chat, workspace, text, { lastInboundAt: clock.now() });
+          if (result) return result;
+        }
+        throw conflict400(`chat ${found.id} was changed by another request; send the message again`);
+      });
+      if (!turn) {
+        log.info({ chat_id: found.id }, 'the chat ended before the inbound message; ignored');
+        return null;
+      }
+      if (turn.agent_message !== '') {
+        try {
+          await channels.send(found.workspaceId, via, {
+            channel: message.channel,
+            from: found.ownNumber,
+            to: found.remoteNumber,
+            body: turn.agent_message,
+          });
+        } catch (err) {
+          if (!(err instanceof MessagingError)) throw err;
+          // The answer is in the chat; only its delivery failed. The code, never the text (numbers).
+          log.warn({ chat_id: found.id, code: err.code }, 'the reply to an inbound message was not sent');
+        }
+      }
+      return { chatId: found.id, turn };
+    },
+  };
+  return channels;
+}
