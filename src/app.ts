@@ -139,6 +139,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       bodyLimitBytes: config.bodyLimitBytes,
       models: overrides.models ?? modelRouter(config),
       messaging: overrides.messaging ?? messagingAdapters(config, clock),
+      publicRateLimit: { requests: config.publicRateLimitPerMinute, windowMs: 60_000 },
+      trustProxy: config.trustProxy,
     });
     await api.ready();
     const ready = api;

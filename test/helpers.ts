@@ -54,6 +54,7 @@ export async function createTestApi(
     /** The platform model; default a scripted model that always says `OK.` */
     llm?: LLM;
     publicRateLimit?: RateLimitOptions;
+    trustProxy?: boolean;
     /** Text-message adapters; default: a sim of its own. */
     messaging?: MessagingDeps;
   } = {},
@@ -67,6 +68,7 @@ export async function createTestApi(
     models,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.publicRateLimit ? { publicRateLimit: options.publicRateLimit } : {}),
+    ...(options.trustProxy ? { trustProxy: true } : {}),
     ...(options.messaging ? { messaging: options.messaging } : {}),
     logger: silentLogger(),
     publicUrl: TEST_PUBLIC_URL,

@@ -34,6 +34,8 @@ export interface ApiDeps {
   models: ModelRouter;
   /** Requests per client address on the keyless (public widget) chat routes; default 20/minute. */
   publicRateLimit?: RateLimitOptions;
+  /** Client addresses from X-Forwarded-For (set only behind a trusted reverse proxy). */
+  trustProxy?: boolean;
   /** Text-message adapters for sms/whatsapp chats; default: a sim only (Twilio not configured). */
   messaging?: MessagingDeps;
 }
@@ -43,6 +45,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Builds the HTTP application (not listening); tests drive it with `inject()`. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
+    trustProxy: deps.trustProxy ?? false,
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Requests are logged once, on completion, by route template: raw URLs can carry phone numbers.
     logController: new LogController({ disableRequestLogging: true }),

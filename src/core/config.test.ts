@@ -14,6 +14,8 @@ describe('loadConfig', () => {
       publicUrl: 'http://127.0.0.1:8080',
       logLevel: 'info',
       bodyLimitBytes: 1024 * 1024,
+      publicRateLimitPerMinute: 20,
+      trustProxy: false,
       llm: undefined,
     });
     expect(config.nodeName).toMatch(/:8080$/);
@@ -32,6 +34,8 @@ describe('loadConfig', () => {
       PARLEY_LOG_PII: '1',
       PARLEY_BODY_LIMIT_BYTES: '4096',
       PARLEY_SHUTDOWN_TIMEOUT_MS: '500',
+      PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: '120',
+      PARLEY_TRUST_PROXY: '1',
     });
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -45,6 +49,8 @@ describe('loadConfig', () => {
       logPii: true,
       bodyLimitBytes: 4096,
       shutdownTimeoutMs: 500,
+      publicRateLimitPerMinute: 120,
+      trustProxy: true,
       llm: undefined,
       twilio: undefined,
     });
@@ -91,6 +97,8 @@ describe('loadConfig', () => {
     [{ PARLEY_PUBLIC_URL: 'not a url' }, 'PARLEY_PUBLIC_URL'],
     [{ PARLEY_LLM_BASE_URL: 'ftp://x' }, 'PARLEY_LLM_BASE_URL'],
     [{ PARLEY_LLM_MODEL: 'gpt-4.1' }, 'PARLEY_LLM_MODEL'],
+    [{ PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: '0' }, 'PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE'],
+    [{ PARLEY_TRUST_PROXY: 'maybe' }, 'PARLEY_TRUST_PROXY'],
     [{ PARLEY_TWILIO_ACCOUNT_SID: 'AC1' }, 'PARLEY_TWILIO_AUTH_TOKEN'],
     [{ PARLEY_TWILIO_AUTH_TOKEN: 'tok' }, 'PARLEY_TWILIO_ACCOUNT_SID'],
     [{ PARLEY_TWILIO_BASE_URL: 'http://x' }, 'PARLEY_TWILIO_BASE_URL'],

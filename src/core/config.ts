@@ -20,6 +20,10 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long shutdown waits for in-flight work before closing anyway, in ms. */
   shutdownTimeoutMs: number;
+  /** Requests per minute one client address may make to the keyless (widget) chat endpoints. */
+  publicRateLimitPerMinute: number;
+  /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
+  trustProxy: boolean;
   /** An OpenAI-compatible chat-completions endpoint; absent: the offline builtin model. */
   llm: { baseUrl: string; apiKey: string; model: string } | undefined;
   /** Twilio's Messages API for numbers with provider `twilio`; absent: not configured. */
@@ -142,6 +146,8 @@ export function loadConfig(env: Env = process.env): Config {
     logPii: boolVar(env, 'PARLEY_LOG_PII'),
     bodyLimitBytes: intVar(env, 'PARLEY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     shutdownTimeoutMs: intVar(env, 'PARLEY_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    publicRateLimitPerMinute: intVar(env, 'PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
+    trustProxy: boolVar(env, 'PARLEY_TRUST_PROXY'),
     llm: llmConfig(env),
     twilio: twilioConfig(env),
   };

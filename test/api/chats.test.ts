@@ -519,3 +519,37 @@ forEachStore('chats API rate limit', (target) => {
     expectErrorBody(await publicCreate(), 429, 'rate_limit');
   });
 });
+
+forEachStore('chats API rate limit behind a proxy', (target) => {
+  for (const trustProxy of [true, false]) {
+    it(`${trustProxy ? 'takes' : 'ignores'} the client address from X-Forwarded-For when trustProxy is ${trustProxy}`, async () => {
+      const t = await createTestApi(target, {
+        llm: createScriptedLLM([{ text: 'OK.' }], { repeatLast: true }),
+        publicRateLimit: { requests: 1, windowMs: 60_000 },
+        trustProxy,
+      });
+      try {
+        const created = await t.call({
+          method: 'POST',
+          url: '/v2/assistants',
+          payload: agentBody({ type: 'chat' }),
+        });
+        const agentId = created.json().response.model_id as string;
+        const from = (client: string) =>
+          t.call({
+            method: 'POST',
+            url: `/v2/chat/${randomUUID()}`,
+            payload: { model_id: agentId },
+            key: null,
+            remoteAddress: '10.9.9.9',
+            headers: { 'x-forwarded-for': client },
+          });
+        expect((await from('203.0.113.1')).statusCode).toBe(200);
+        expect((await from('203.0.113.2')).statusCode).toBe(trustProxy ? 200 : 429);
+        expect((await from('203.0.113.1')).statusCode).toBe(429);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+});
