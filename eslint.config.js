@@ -33,29 +33,35 @@ export default tseslint.config(
     },
   },
   // Production code reaches another module only through its index.ts; tests may also use its
-  // testing/index.ts (fakes and test targets).
+  // testing/index.ts (fakes and test targets). A file at depth d under src/<module>/ reaches the
+  // src/ level with exactly d `../`, so the pattern is built per depth (a folder inside a module
+  // that shares another module's name, such as src/api/actions/, is not mistaken for it).
   ...modules.flatMap((m) => {
     const others = modules.filter((o) => o !== m).join('|');
-    const rule = (allowed, message) => ({
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: `^(\\.\\./)+(${others})/(?!${allowed}$)`, message }] },
-      ],
+    return [1, 2, 3, 4].flatMap((depth) => {
+      const files = `src/${m}/${'*/'.repeat(depth - 1)}*.ts`;
+      const up = '\\.\\./'.repeat(depth);
+      const rule = (allowed, message) => ({
+        'no-restricted-imports': [
+          'error',
+          { patterns: [{ regex: `^${up}(${others})/(?!${allowed}$)`, message }] },
+        ],
+      });
+      return [
+        {
+          files: [files],
+          ignores: ['**/*.test.ts'],
+          rules: rule('index\\.ts', 'Import another module only through its index.ts.'),
+        },
+        {
+          files: [files.replace(/\.ts$/, '.test.ts')],
+          rules: rule(
+            '(testing/)?index\\.ts',
+            'Import another module only through its index.ts or testing/index.ts.',
+          ),
+        },
+      ];
     });
-    return [
-      {
-        files: [`src/${m}/**/*.ts`],
-        ignores: ['**/*.test.ts'],
-        rules: rule('index\\.ts', 'Import another module only through its index.ts.'),
-      },
-      {
-        files: [`src/${m}/**/*.test.ts`],
-        rules: rule(
-          '(testing/)?index\\.ts',
-          'Import another module only through its index.ts or testing/index.ts.',
-        ),
-      },
-    ];
   }),
   {
     files: ['bin/**/*.js'],
