@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ErrorBodySchema } from './schemas/common.ts';
+import { ActionRead } from './actions/schemas.ts';
 import { AgentRead } from './assistants/schemas.ts';
 import { NumberRead } from './numbers/schemas.ts';
 import { SubaccountRead } from './subaccounts/schemas.ts';
@@ -11,7 +12,8 @@ import { SubaccountRead } from './subaccounts/schemas.ts';
 // ship inside the npm package (nothing is fetched from the network).
 
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
-  for (const schema of [ErrorBodySchema, AgentRead, NumberRead, SubaccountRead]) app.addSchema(schema);
+  for (const schema of [ErrorBodySchema, AgentRead, ActionRead, NumberRead, SubaccountRead])
+    app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { systemClock, type Clock, type Logger } from '../core/index.ts';
 import { createSimMessaging, type ModelRouter } from '../providers/index.ts';
 import type { Store } from '../store/index.ts';
+import { actionRoutes } from './actions/routes.ts';
 import { assistantRoutes } from './assistants/routes.ts';
 import { authenticate, createAuthenticator } from './auth.ts';
 import { chatRoutes } from './chats/routes.ts';
@@ -92,6 +93,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       v2.addHook('onRequest', authenticate(auth, { onPublic: (request) => publicLimiter.take(request.ip) }));
       await v2.register(assistantRoutes, { store: deps.store });
       await v2.register(numberRoutes, { store: deps.store });
+      await v2.register(actionRoutes, { store: deps.store });
       await v2.register(subaccountRoutes, { store: deps.store, auth });
       await v2.register(workspaceRoutes, { store: deps.store, auth });
       // One turn runner for both chat paths, so one chat's messages run in order whichever way they came.

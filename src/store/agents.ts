@@ -105,11 +105,16 @@ export function agentsRepo(db: Db, clock: Clock) {
       return row ? toAgent(row) : null;
     },
 
-    /** Deletes the agent and its number attachments. */
+    /** Deletes the agent and its number and action attachments. */
     async delete(workspaceId: string, id: string): Promise<boolean> {
       await bumpAgentsVersion(db, workspaceId);
       await db
         .deleteFrom('agent_phone_numbers')
+        .where('workspace_id', '=', workspaceId)
+        .where('agent_id', '=', id)
+        .execute();
+      await db
+        .deleteFrom('agent_actions')
         .where('workspace_id', '=', workspaceId)
         .where('agent_id', '=', id)
         .execute();

@@ -1,7 +1,32 @@
 export { createStore, type Store, type Repositories } from './store.ts';
 export type { DatabaseOptions, DialectName } from './database.ts';
-export type { Agent, AgentSpec, ApiKey, Chat, ChatStatus, Page, PhoneNumber, Workspace } from './records.ts';
+export { ACTION_KINDS } from './records.ts';
+export type {
+  Action,
+  ActionKind,
+  Agent,
+  AgentSpec,
+  ApiKey,
+  Chat,
+  ChatStatus,
+  Page,
+  PhoneNumber,
+  Workspace,
+} from './records.ts';
+export type { NewAction, ActionPatch } from './actions.ts';
 export type { ChatList, ChatListOptions, NewChat } from './chats.ts';
+export {
+  searchTerms,
+  type KnowledgeBase,
+  type KnowledgeBasePatch,
+  type KnowledgeHit,
+  type KnowledgeRepo,
+  type KnowledgeSource,
+  type KnowledgeSourceStatus,
+  type KnowledgeSourceType,
+  type NewKnowledgeBase,
+  type NewKnowledgeSource,
+} from './knowledge.ts';
 export type { NewWorkspace, WorkspacePatch } from './workspaces.ts';
 export { newWebhookSecret } from './workspaces.ts';
 export { generateApiKey, hashApiKey, type CreatedApiKey } from './api-keys.ts';

@@ -79,3 +79,26 @@ export interface Chat {
   /** When the other side last wrote (ms); null before any inbound message. */
   lastInboundAt: number | null;
 }
+
+export const ACTION_KINDS = [
+  'REAL_TIME_BOOKING',
+  'INFORMATION_EXTRACTOR',
+  'LIVE_TRANSFER',
+  'SEND_SMS',
+  'INCALL_SMS',
+  'INCALL_WHATSAPP',
+  'CUSTOM_ACTION',
+] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+export interface Action {
+  id: string;
+  workspaceId: string;
+  kind: ActionKind;
+  /** The kind's `name` (`identifier` for INFORMATION_EXTRACTOR), exactly as given. */
+  name: string;
+  /** The kind's configuration object, exactly as accepted. */
+  config: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}

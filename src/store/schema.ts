@@ -97,6 +97,67 @@ export interface ChatTable {
   last_inbound_at: number | null;
 }
 
+export interface KnowledgeBaseTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** When the agent should consult the base (free text for the LLM). */
+  rag_use_condition: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface KnowledgeSourceTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  knowledge_base_id: string;
+  /** text | web | pdf */
+  type: string;
+  title: string;
+  url: string | null;
+  /** The extracted text. */
+  content: string;
+  /** ready | pending | failed */
+  status: string;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Indexed for full-text search: FTS5 (rowid = seq) on SQLite, a tsvector column on PostgreSQL. */
+export interface KnowledgeChunkTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  knowledge_base_id: string;
+  source_id: string;
+  position: number;
+  text: string;
+}
+
+export interface ActionTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  /** One of ACTION_KINDS (records.ts). */
+  kind: string;
+  /** The kind's `name` (`identifier` for INFORMATION_EXTRACTOR), exactly as given. */
+  name: string;
+  /** The kind's configuration object as the API accepts it (JSON). */
+  config: unknown;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AgentActionTable {
+  workspace_id: string;
+  agent_id: string;
+  action_id: string;
+  created_at: number;
+}
+
 export interface Schema {
   parley_meta: MetaTable;
   workspaces: WorkspaceTable;
@@ -105,4 +166,9 @@ export interface Schema {
   phone_numbers: PhoneNumberTable;
   agent_phone_numbers: AgentPhoneNumberTable;
   chats: ChatTable;
+  actions: ActionTable;
+  agent_actions: AgentActionTable;
+  knowledge_bases: KnowledgeBaseTable;
+  knowledge_sources: KnowledgeSourceTable;
+  knowledge_chunks: KnowledgeChunkTable;
 }

@@ -164,7 +164,14 @@ for (const target of storeTargets()) {
         try {
           expect(await fresh.isReady()).toBe(false);
           expect(await fresh.migrate()).toEqual({
-            applied: ['001-initial', '002-agents-version', '003-chats', '004-chat-channels'],
+            applied: [
+              '001-initial',
+              '002-agents-version',
+              '003-chats',
+              '004-chat-channels',
+              '005-actions',
+              '006-knowledge',
+            ],
           });
           expect(await fresh.isReady()).toBe(true);
           expect(await fresh.migrate()).toEqual({ applied: [] });
@@ -1072,6 +1079,408 @@ for (const target of storeTargets()) {
           expect(await store.chats.lastInboundAt(other.id, sms)).toBeNull();
           expect(await store.chats.lastInboundAt(w.id, { ...sms, channel: 'whatsapp' })).toBeNull();
         });
+      });
+    });
+
+    describe('actions', () => {
+      const transfer = { name: 'Front desk 📞 転送', phone: '+14155550100' };
+      const newTransfer = (name = transfer.name) => ({
+        kind: 'LIVE_TRANSFER' as const,
+        name,
+        config: { ...transfer, name },
+      });
+
+      it('creates, gets, lists newest first, updates and deletes an action', async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        const a = await store.actions.create(w.id, newTransfer());
+        expect(isUuid(a.id)).toBe(true);
+        expect(a).toEqual({
+          id: a.id,
+          workspaceId: w.id,
+          kind: 'LIVE_TRANSFER',
+          name: 'Front desk 📞 転送',
+          config: transfer,
+          createdAt: clock.now(),
+          updatedAt: clock.now(),
+        });
+        expect(await store.actions.get(w.id, a.id)).toEqual(a);
+        expect(await store.actions.get(other.id, a.id)).toBeNull();
+        clock.advance(1000);
+        const b = await store.actions.create(w.id, {
+          kind: 'INFORMATION_EXTRACTOR',
+          name: 'email',
+          config: { identifier: 'email', description: 'The email', kind: 'open_question' },
+        });
+        const page = await store.actions.list(w.id, 10, 0);
+        expect(page.total).toBe(2);
+        expect(page.items.map((x) => x.id)).toEqual([b.id, a.id]);
+        expect((await store.actions.list(w.id, 1, 1)).items.map((x) => x.id)).toEqual([a.id]);
+        expect(await store.actions.list(other.id, 10, 0)).toEqual({ items: [], total: 0 });
+        expect((await store.actions.findByIds(w.id, [a.id, b.id, a.id])).map((x) => x.id)).toEqual([
+          a.id,
+          b.id,
+        ]);
+        expect(await store.actions.findByIds(other.id, [a.id])).toEqual([]);
+
+        clock.advance(1000);
+        const updated = await store.actions.update(w.id, a.id, {
+          name: '  spaced  ',
+          config: { ...transfer, name: '  spaced  ' },
+        });
+        expect(updated).toEqual({
+          ...a,
+          name: '  spaced  ',
+          config: { ...transfer, name: '  spaced  ' },
+          updatedAt: clock.now(),
+        });
+        expect(await store.actions.update(other.id, a.id, { name: 'x', config: {} })).toBeNull();
+
+        expect(await store.actions.delete(other.id, a.id)).toBe(false);
+        expect(await store.actions.delete(w.id, a.id)).toBe(true);
+        expect(await store.actions.delete(w.id, a.id)).toBe(false);
+        expect(await store.actions.get(w.id, a.id)).toBeNull();
+      });
+
+      it('attaches and detaches actions, in attachment order, and forgets them with the agent or action', async () => {
+        const w = await workspace();
+        const agent = await store.agents.create(w.id, { type: 'outbound', name: 'a', spec: {} });
+        const second = await store.agents.create(w.id, { type: 'outbound', name: 'b', spec: {} });
+        const a = await store.actions.create(w.id, newTransfer('one'));
+        const b = await store.actions.create(w.id, newTransfer('two'));
+        await store.actions.attach(w.id, agent.id, [b.id]);
+        clock.advance(10);
+        await store.actions.attach(w.id, agent.id, [a.id, b.id, a.id]);
+        await store.actions.attach(w.id, second.id, [a.id]);
+        const ids = async (agentId: string) =>
+          ((await store.actions.attachedTo(w.id, [agentId])).get(agentId) ?? []).map((x) => x.id);
+        expect(await ids(agent.id)).toEqual([b.id, a.id]);
+        const both = await store.actions.attachedTo(w.id, [agent.id, second.id, 'nobody']);
+        expect(both.get(second.id)?.map((x) => x.id)).toEqual([a.id]);
+        expect(both.get('nobody')).toEqual([]);
+        expect((await store.actions.attachedTo(w.id, [])).size).toBe(0);
+
+        expect(await store.actions.detach(w.id, agent.id, [b.id, b.id])).toBe(1);
+        expect(await store.actions.detach(w.id, agent.id, [b.id])).toBe(0);
+        expect(await ids(agent.id)).toEqual([a.id]);
+
+        // Deleting the action detaches it everywhere; deleting an agent drops its attachments.
+        await store.actions.delete(w.id, a.id);
+        expect(await ids(agent.id)).toEqual([]);
+        expect(await ids(second.id)).toEqual([]);
+        await store.actions.attach(w.id, second.id, [b.id]);
+        await store.agents.delete(w.id, second.id);
+        expect(await ids(second.id)).toEqual([]);
+        await store.actions.attach(w.id, agent.id, [b.id]);
+        expect(await ids(agent.id)).toEqual([b.id]);
+      });
+
+      it('bumps the agents version on attach, detach and changes to attached actions only', async () => {
+        const w = await workspace();
+        const agent = await store.agents.create(w.id, { type: 'outbound', name: 'a', spec: {} });
+        const v = () => store.workspaces.agentsVersion(w.id);
+        const a = await store.actions.create(w.id, newTransfer());
+        const loose = await store.actions.create(w.id, newTransfer('loose'));
+        let last = await v();
+        const moved = async () => {
+          const now = await v();
+          const changed = now > last;
+          last = now;
+          return changed;
+        };
+        expect(await moved()).toBe(false);
+        await store.actions.update(w.id, loose.id, { name: 'x', config: {} });
+        expect(await moved()).toBe(false);
+        await store.actions.attach(w.id, agent.id, [a.id]);
+        expect(await moved()).toBe(true);
+        await store.actions.update(w.id, a.id, { name: 'y', config: {} });
+        expect(await moved()).toBe(true);
+        await store.actions.detach(w.id, agent.id, [a.id]);
+        expect(await moved()).toBe(true);
+        await store.actions.delete(w.id, loose.id);
+        expect(await moved()).toBe(false);
+        await store.actions.attach(w.id, agent.id, [a.id]);
+        expect(await moved()).toBe(true);
+        await store.actions.delete(w.id, a.id);
+        expect(await moved()).toBe(true);
+      });
+
+      it('rolls an attach back with its transaction', async () => {
+        const w = await workspace();
+        const agent = await store.agents.create(w.id, { type: 'outbound', name: 'a', spec: {} });
+        const a = await store.actions.create(w.id, newTransfer());
+        const before = await store.workspaces.agentsVersion(w.id);
+        await expect(
+          store.transaction(async (repos) => {
+            await repos.actions.attach(w.id, agent.id, [a.id]);
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        expect((await store.actions.attachedTo(w.id, [agent.id])).get(agent.id)).toEqual([]);
+        expect(await store.workspaces.agentsVersion(w.id)).toBe(before);
+      });
+    });
+
+    describe('knowledge bases', () => {
+      const faq = [
+        'Our clinic opens at 8 am on weekdays and closes at 6 pm.',
+        'Teeth whitening costs 350 dollars per session.',
+        'Parking is free behind the building.',
+      ];
+
+      async function baseWithSource(workspaceId: string, chunks = faq) {
+        const base = await store.knowledge.createBase(workspaceId, {
+          name: 'faq',
+          ragUseCondition: 'prices',
+        });
+        const source = await store.knowledge.addSource(
+          workspaceId,
+          base.id,
+          { type: 'text', title: 'FAQ', content: chunks.join('\n\n') },
+          chunks,
+        );
+        if (!source) throw new Error('source not added');
+        return { base, source };
+      }
+
+      it('creates, reads, lists, updates and deletes bases', async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        const first = await store.knowledge.createBase(w.id, { name: 'first' });
+        expect(isUuid(first.id)).toBe(true);
+        expect(first).toEqual({
+          id: first.id,
+          workspaceId: w.id,
+          name: 'first',
+          ragUseCondition: '',
+          createdAt: clock.now(),
+          updatedAt: clock.now(),
+        });
+        clock.advance(1000);
+        const second = await store.knowledge.createBase(w.id, { name: 'second', ragUseCondition: 'billing' });
+        expect(await store.knowledge.getBase(w.id, first.id)).toEqual(first);
+        expect(await store.knowledge.getBase(other.id, first.id)).toBeNull();
+        expect(await store.knowledge.listBases(w.id, 10, 0)).toEqual({ items: [second, first], total: 2 });
+        expect(await store.knowledge.listBases(w.id, 1, 1)).toEqual({ items: [first], total: 2 });
+        expect(await store.knowledge.listBases(other.id, 10, 0)).toEqual({ items: [], total: 0 });
+
+        clock.advance(1000);
+        const updated = await store.knowledge.updateBase(w.id, first.id, {
+          ragUseCondition: 'opening hours',
+        });
+        expect(updated).toEqual({ ...first, ragUseCondition: 'opening hours', updatedAt: clock.now() });
+        expect(await store.knowledge.updateBase(other.id, first.id, { name: 'stolen' })).toBeNull();
+        expect(await store.knowledge.getBase(w.id, first.id)).toEqual(updated);
+
+        expect(await store.knowledge.deleteBase(other.id, first.id)).toBe(false);
+        expect(await store.knowledge.deleteBase(w.id, first.id)).toBe(true);
+        expect(await store.knowledge.deleteBase(w.id, first.id)).toBe(false);
+        expect(await store.knowledge.getBase(w.id, first.id)).toBeNull();
+        expect(await store.knowledge.listBases(w.id, 10, 0)).toEqual({ items: [second], total: 1 });
+      });
+
+      it('adds sources with their chunks and finds them ranked', async () => {
+        const w = await workspace();
+        const { base, source } = await baseWithSource(w.id);
+        expect(source).toEqual({
+          id: source.id,
+          workspaceId: w.id,
+          knowledgeBaseId: base.id,
+          type: 'text',
+          title: 'FAQ',
+          url: null,
+          content: faq.join('\n\n'),
+          status: 'ready',
+          error: null,
+          createdAt: clock.now(),
+          updatedAt: clock.now(),
+        });
+        const web = await store.knowledge.addSource(
+          w.id,
+          base.id,
+          {
+            type: 'web',
+            title: 'Site',
+            url: 'https://example.com',
+            content: '',
+            status: 'failed',
+            error: 'HTTP 404',
+          },
+          [],
+        );
+        expect(web).toMatchObject({
+          type: 'web',
+          url: 'https://example.com',
+          status: 'failed',
+          error: 'HTTP 404',
+        });
+        expect(await store.knowledge.getSource(w.id, source.id)).toEqual(source);
+        expect(await store.knowledge.listSources(w.id, base.id)).toEqual([source, web]);
+        expect(await store.knowledge.listChunks(w.id, source.id)).toEqual(faq);
+        // Unknown base, or another workspace's: nothing is added.
+        const other = await workspace('other');
+        expect(
+          await store.knowledge.addSource(other.id, base.id, { type: 'text', title: 'x', content: 'x' }, [
+            'x',
+          ]),
+        ).toBeNull();
+
+        const hits = await store.knowledge.search(w.id, [base.id], 'How much is teeth whitening?', 3);
+        expect(hits[0]).toEqual({
+          chunkId: expect.any(String),
+          sourceId: source.id,
+          knowledgeBaseId: base.id,
+          text: faq[1],
+          score: expect.any(Number),
+        });
+        for (let i = 1; i < hits.length; i++)
+          expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+        expect((await store.knowledge.search(w.id, [base.id], 'parking', 3)).map((h) => h.text)).toEqual([
+          faq[2],
+        ]);
+        expect(await store.knowledge.search(w.id, [base.id], 'parking whitening opens', 1)).toHaveLength(1);
+        expect(await store.knowledge.search(w.id, [base.id], 'submarine', 3)).toEqual([]);
+        expect(await store.knowledge.search(w.id, [], 'parking', 3)).toEqual([]);
+      });
+
+      it('matches word forms (stemming) and ignores case', async () => {
+        const w = await workspace();
+        const { base } = await baseWithSource(w.id);
+        expect((await store.knowledge.search(w.id, [base.id], 'OPENING', 3)).map((h) => h.text)).toEqual([
+          faq[0],
+        ]);
+        expect((await store.knowledge.search(w.id, [base.id], 'sessions', 3)).map((h) => h.text)).toEqual([
+          faq[1],
+        ]);
+      });
+
+      it('re-indexes a replaced source', async () => {
+        const w = await workspace();
+        const { base, source } = await baseWithSource(w.id);
+        clock.advance(5000);
+        const replaced = await store.knowledge.replaceSource(
+          w.id,
+          source.id,
+          { type: 'text', title: 'FAQ v2', content: 'Implants start at 3200 dollars.' },
+          ['Implants start at 3200 dollars.'],
+        );
+        expect(replaced).toEqual({
+          ...source,
+          title: 'FAQ v2',
+          content: 'Implants start at 3200 dollars.',
+          updatedAt: clock.now(),
+        });
+        expect(await store.knowledge.listChunks(w.id, source.id)).toEqual([
+          'Implants start at 3200 dollars.',
+        ]);
+        expect(await store.knowledge.search(w.id, [base.id], 'parking whitening', 3)).toEqual([]);
+        expect((await store.knowledge.search(w.id, [base.id], 'implants', 3)).map((h) => h.sourceId)).toEqual(
+          [source.id],
+        );
+        const other = await workspace('other');
+        expect(
+          await store.knowledge.replaceSource(
+            other.id,
+            source.id,
+            { type: 'text', title: 'x', content: 'x' },
+            ['x'],
+          ),
+        ).toBeNull();
+        expect(await store.knowledge.listChunks(w.id, source.id)).toEqual([
+          'Implants start at 3200 dollars.',
+        ]);
+      });
+
+      it('removes deleted sources and bases from search', async () => {
+        const w = await workspace();
+        const { base, source } = await baseWithSource(w.id);
+        const kept = await store.knowledge.addSource(
+          w.id,
+          base.id,
+          { type: 'text', title: 'More', content: 'Parking permits are sold at the desk.' },
+          ['Parking permits are sold at the desk.'],
+        );
+        expect(await store.knowledge.search(w.id, [base.id], 'parking', 5)).toHaveLength(2);
+        const other = await workspace('other');
+        expect(await store.knowledge.deleteSource(other.id, source.id)).toBe(false);
+        expect(await store.knowledge.deleteSource(w.id, source.id)).toBe(true);
+        expect(await store.knowledge.deleteSource(w.id, source.id)).toBe(false);
+        expect(await store.knowledge.getSource(w.id, source.id)).toBeNull();
+        expect(await store.knowledge.listChunks(w.id, source.id)).toEqual([]);
+        expect((await store.knowledge.search(w.id, [base.id], 'parking', 5)).map((h) => h.sourceId)).toEqual([
+          kept?.id,
+        ]);
+        expect(await store.knowledge.deleteBase(w.id, base.id)).toBe(true);
+        expect(await store.knowledge.search(w.id, [base.id], 'parking', 5)).toEqual([]);
+        expect(await store.knowledge.listSources(w.id, base.id)).toEqual([]);
+      });
+
+      it("never returns another workspace's chunks, and searches only the bases asked for", async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        const mine = await baseWithSource(w.id);
+        const theirs = await baseWithSource(other.id);
+        const second = await baseWithSource(w.id, ['Parking costs nothing on Sundays.']);
+        const hits = await store.knowledge.search(w.id, [mine.base.id, theirs.base.id], 'parking', 10);
+        expect(hits.map((h) => h.sourceId)).toEqual([mine.source.id]);
+        expect(await store.knowledge.search(w.id, [theirs.base.id], 'parking', 10)).toEqual([]);
+        expect(await store.knowledge.search(other.id, [mine.base.id], 'parking', 10)).toEqual([]);
+        const both = await store.knowledge.search(w.id, [mine.base.id, second.base.id], 'parking', 10);
+        expect(new Set(both.map((h) => h.knowledgeBaseId))).toEqual(new Set([mine.base.id, second.base.id]));
+      });
+
+      it('accepts any query text: operators and SQL are plain words, empty queries find nothing', async () => {
+        const w = await workspace();
+        const { base } = await baseWithSource(w.id);
+        const weird = [
+          '"parking',
+          'parking"',
+          '"unbalanced " quotes "',
+          '(parking',
+          'parking)',
+          '((()))',
+          'park*',
+          '*',
+          'text:parking',
+          'parking:*',
+          '-parking',
+          'NOT parking',
+          'parking AND OR NOT NEAR',
+          'NEAR(parking whitening)',
+          "'; drop table knowledge_chunks; --",
+          "parking' or '1'='1",
+          '\\ ^ $ { } [ ] | & ! @ # % ~ ` < >',
+          'parking & | ! <-> whitening',
+          '\u0000parking\u0000',
+          'a'.repeat(5000),
+          Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '),
+        ];
+        for (const query of weird) {
+          const hits = await store.knowledge.search(w.id, [base.id], query, 3);
+          for (const h of hits) expect(faq).toContain(h.text);
+          if (/parking/i.test(query)) expect(hits.map((h) => h.text)).toContain(faq[2]);
+        }
+        for (const query of ['', '   ', '?!', '"" ()', '*:-', '\n\t']) {
+          expect(await store.knowledge.search(w.id, [base.id], query, 3)).toEqual([]);
+        }
+        // The table survived the SQL-looking query.
+        expect(
+          await store.knowledge.listChunks(w.id, (await store.knowledge.listSources(w.id, base.id))[0]!.id),
+        ).toEqual(faq);
+      });
+
+      it('rolls a failed source insert back with the surrounding transaction', async () => {
+        const w = await workspace();
+        const base = await store.knowledge.createBase(w.id, { name: 'faq' });
+        const boom = new Error('boom');
+        await expect(
+          store.transaction(async (repos) => {
+            await repos.knowledge.addSource(w.id, base.id, { type: 'text', title: 'FAQ', content: 'x' }, faq);
+            throw boom;
+          }),
+        ).rejects.toBe(boom);
+        expect(await store.knowledge.listSources(w.id, base.id)).toEqual([]);
+        expect(await store.knowledge.search(w.id, [base.id], 'parking', 3)).toEqual([]);
       });
     });
 

@@ -1,20 +1,34 @@
 import { sql } from 'kysely';
 import type { Clock } from '../core/index.ts';
+import { actionsRepo } from './actions.ts';
 import { agentsRepo } from './agents.ts';
 import { apiKeysRepo } from './api-keys.ts';
 import { chatsRepo } from './chats.ts';
+import { knowledgeRepo, type Transact } from './knowledge.ts';
 import { openDatabase, type Database, type DatabaseOptions, type Db, type DialectName } from './database.ts';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrations/index.ts';
 import { phoneNumbersRepo } from './phone-numbers.ts';
 import { workspacesRepo } from './workspaces.ts';
 
-export function repositories(db: Db, clock: Clock) {
+/**
+ * `dialect` picks the SQL of the few queries that differ (full-text search); `transact` runs a
+ * multi-statement write atomically: a new transaction on the root handle, the open one inside
+ * `Store.transaction`.
+ */
+export function repositories(
+  db: Db,
+  clock: Clock,
+  dialect: DialectName,
+  transact: Transact = (fn) => fn(db),
+) {
   return {
     workspaces: workspacesRepo(db, clock),
     apiKeys: apiKeysRepo(db, clock),
     agents: agentsRepo(db, clock),
     phoneNumbers: phoneNumbersRepo(db, clock),
     chats: chatsRepo(db, clock),
+    actions: actionsRepo(db, clock),
+    knowledge: knowledgeRepo(db, clock, dialect, transact),
   };
 }
 
@@ -37,8 +51,8 @@ export async function createStore(options: DatabaseOptions, clock: Clock): Promi
   const database: Database = await openDatabase(options);
   return {
     dialect: database.dialect,
-    ...repositories(database.db, clock),
-    transaction: (fn) => database.transaction((trx) => fn(repositories(trx, clock))),
+    ...repositories(database.db, clock, database.dialect, (fn) => database.transaction(fn)),
+    transaction: (fn) => database.transaction((trx) => fn(repositories(trx, clock, database.dialect))),
     migrate: () => migrateToLatest(database),
     async isReady() {
       try {
@@ -54,7 +68,7 @@ export async function createStore(options: DatabaseOptions, clock: Clock): Promi
         if (database.dialect === 'postgres') {
           await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
         }
-        return fn(repositories(trx, clock));
+        return fn(repositories(trx, clock, database.dialect));
       }),
     close: () => database.close(),
   };

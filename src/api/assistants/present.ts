@@ -1,8 +1,12 @@
 import { toIso } from '../../core/index.ts';
-import type { Agent, PhoneNumber } from '../../store/index.ts';
+import type { Action, Agent, PhoneNumber } from '../../store/index.ts';
+import { agentActionFields } from '../actions/present.ts';
 
-/** The agent as reads return it (WIRE.md section 2). */
-export function presentAgent(agent: Agent, numbers: PhoneNumber[]) {
+/**
+ * The agent as reads return it (WIRE.md section 2). `actions` are its attached actions when the
+ * read asked for them (include_actions=true); otherwise `actions` and `input_variables` are empty.
+ */
+export function presentAgent(agent: Agent, numbers: PhoneNumber[], actions: Action[] = []) {
   const s = agent.spec;
   return {
     model_id: agent.id,
@@ -17,11 +21,10 @@ export function presentAgent(agent: Agent, numbers: PhoneNumber[]) {
     max_duration: (s.max_duration as object | undefined) ?? null,
     voicemail_message: (s.voicemail_message as object | undefined) ?? null,
     end_call_reasons: (s.end_call_reasons as string[] | undefined) ?? [],
-    // Knowledge bases and actions attach with a later feature; until then these stay empty.
+    // Knowledge bases attach with a later feature; until then this stays null.
     knowledge_base_id: null,
     attached_phone_numbers: numbers.map((n) => ({ number: n.number, sid: n.id, slug: n.slug })),
-    actions: [] as string[],
-    input_variables: [] as unknown[],
+    ...agentActionFields(actions),
     created_at: toIso(agent.createdAt),
     updated_at: toIso(agent.updatedAt),
   };

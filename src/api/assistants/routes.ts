@@ -160,13 +160,17 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
     },
     async (request, reply) => {
       const ws = request.workspace.id;
-      return cachedRead(reply, ws, `${ws}\0one\0${request.params.model_id}`, async () => {
+      const withActions = request.query.include_actions;
+      // include_actions changes the body, so it is part of the key.
+      const key = `${ws}\0one\0${withActions ? 1 : 0}\0${request.params.model_id}`;
+      return cachedRead(reply, ws, key, async () => {
         const agent = await store.agents.get(ws, request.params.model_id);
         if (!agent) throw agentNotFound(request.params.model_id);
         const numbers = await store.phoneNumbers.attachedTo(ws, [agent.id]);
+        const actions = withActions ? await store.actions.attachedTo(ws, [agent.id]) : null;
         return ok({
           pagination: { total_records: 1, limit: 1, offset: 0 },
-          assistants: [presentAgent(agent, numbers.get(agent.id) ?? [])],
+          assistants: [presentAgent(agent, numbers.get(agent.id) ?? [], actions?.get(agent.id) ?? [])],
         });
       });
     },
@@ -184,16 +188,18 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
     },
     async (request, reply) => {
       const ws = request.workspace.id;
-      const { limit, offset } = request.query;
-      return cachedRead(reply, ws, `${ws}\0list\0${limit}\0${offset}`, async () => {
+      const { limit, offset, include_actions: withActions } = request.query;
+      const key = `${ws}\0list\0${withActions ? 1 : 0}\0${limit}\0${offset}`;
+      return cachedRead(reply, ws, key, async () => {
         const page = await store.agents.list(ws, limit, offset);
-        const numbers = await store.phoneNumbers.attachedTo(
-          ws,
-          page.items.map((a) => a.id),
-        );
+        const ids = page.items.map((a) => a.id);
+        const numbers = await store.phoneNumbers.attachedTo(ws, ids);
+        const actions = withActions ? await store.actions.attachedTo(ws, ids) : null;
         return ok({
           pagination: { total_records: page.total, limit, offset },
-          assistants: page.items.map((a) => presentAgent(a, numbers.get(a.id) ?? [])),
+          assistants: page.items.map((a) =>
+            presentAgent(a, numbers.get(a.id) ?? [], actions?.get(a.id) ?? []),
+          ),
         });
       });
     },

@@ -109,7 +109,10 @@ export const GetAgentQuery = Type.Object({
   include_actions: Type.Boolean({ default: false, description: 'Add action ids and input variables.' }),
 });
 
-export const ListAgentsQuery = Type.Object(limitOffsetQuery(20, 1000));
+export const ListAgentsQuery = Type.Object({
+  ...limitOffsetQuery(20, 1000),
+  include_actions: Type.Boolean({ default: false, description: 'Add action ids and input variables.' }),
+});
 
 export const AttachNumbersBody = Type.Object({
   phone_numbers: Type.Optional(Type.Array(NonEmptyString(32), { minItems: 1, maxItems: 100 })),

@@ -4,6 +4,8 @@ import { initial } from './001-initial.ts';
 import { agentsVersion } from './002-agents-version.ts';
 import { chats } from './003-chats.ts';
 import { chatChannels } from './004-chat-channels.ts';
+import { actions } from './005-actions.ts';
+import { knowledge } from './006-knowledge.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -13,6 +15,8 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '002-agents-version': agentsVersion(dialect),
     '003-chats': chats(dialect),
     '004-chat-channels': chatChannels(dialect),
+    '005-actions': actions(dialect),
+    '006-knowledge': knowledge(dialect),
   };
 }
 

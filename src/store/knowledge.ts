@@ -1,0 +1,429 @@
+import { sql, type Selectable } from 'kysely';
+import { newId, type Clock } from '../core/index.ts';
+import type { Db, DialectName } from './database.ts';
+import type { KnowledgeBaseTable, KnowledgeSourceTable } from './schema.ts';
+
+// Knowledge bases, their sources and the sources' chunks, with a ranked full-text search over the
+// chunks. The index is kept by the database (FTS5 triggers on SQLite, a generated tsvector column
+// on PostgreSQL), so a chunk is searchable exactly while its row exists.
+
+export type KnowledgeSourceType = 'text' | 'web' | 'pdf';
+export type KnowledgeSourceStatus = 'ready' | 'pending' | 'failed';
+
+export interface KnowledgeBase {
+  id: string;
+  workspaceId: string;
+  name: string;
+  ragUseCondition: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface KnowledgeSource {
+  id: string;
+  workspaceId: string;
+  knowledgeBaseId: string;
+  type: KnowledgeSourceType;
+  title: string;
+  url: string | null;
+  /** The extracted text. */
+  content: string;
+  status: KnowledgeSourceStatus;
+  error: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewKnowledgeBase {
+  name: string;
+  ragUseCondition?: string;
+}
+
+export type KnowledgeBasePatch = Partial<NewKnowledgeBase>;
+
+export interface NewKnowledgeSource {
+  type: KnowledgeSourceType;
+  title: string;
+  url?: string | null;
+  content: string;
+  status?: KnowledgeSourceStatus;
+  error?: string | null;
+}
+
+export interface KnowledgeHit {
+  chunkId: string;
+  sourceId: string;
+  knowledgeBaseId: string;
+  text: string;
+  /** Higher is better; comparable only within one search. */
+  score: number;
+}
+
+/** Query words that carry no meaning for retrieval (question words, auxiliaries, pronouns ...). */
+const STOP_WORDS = new Set(
+  (
+    'a about above after again against all am an and any are aren as at be because been before being ' +
+    'below between both but by can cannot could couldn did didn do does doesn doing don down during ' +
+    'each few for from further had hadn has hasn have haven having he her here hers herself him ' +
+    'himself his how i if in into is isn it its itself just let ll me might more most must mustn my ' +
+    'myself no nor not now of off on once only or other ought our ours ourselves out over own re ' +
+    's same shall shan she should shouldn so some such t than that the their theirs them themselves ' +
+    'then there these they this those through to too under until up us ve very was wasn we were ' +
+    'weren what when where which while who whom why will with won would wouldn you your yours ' +
+    'yourself yourselves d m o y also get got tell please thanks thank hi hello hey okay ok know ' +
+    'want like need anything something'
+  ).split(' '),
+);
+
+const MAX_TERMS = 32;
+
+/**
+ * The words of a free-text query, lower-cased, deduplicated, without stop words (unless the query
+ * has nothing else). Only letters and digits survive, so the terms are safe to put into FTS5 or
+ * tsquery syntax: quotes, parentheses, `*`, `:`, `-` and the like cannot reach the parser.
+ */
+export function searchTerms(query: string): string[] {
+  const words =
+    query
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
+  const all = [...new Set(words.filter((w) => w.length > 1 || /\p{N}/u.test(w)))];
+  const meaningful = all.filter((w) => !STOP_WORDS.has(w));
+  return (meaningful.length > 0 ? meaningful : all).slice(0, MAX_TERMS);
+}
+
+function toBase(row: Selectable<KnowledgeBaseTable>): KnowledgeBase {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    ragUseCondition: row.rag_use_condition,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function toSource(row: Selectable<KnowledgeSourceTable>): KnowledgeSource {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    knowledgeBaseId: row.knowledge_base_id,
+    type: row.type as KnowledgeSourceType,
+    title: row.title,
+    url: row.url,
+    content: row.content,
+    status: row.status as KnowledgeSourceStatus,
+    error: row.error,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+/** Runs `fn` in one transaction (or in the one already open). */
+export type Transact = <T>(fn: (db: Db) => Promise<T>) => Promise<T>;
+
+const CHUNK_BATCH = 200;
+
+export function knowledgeRepo(db: Db, clock: Clock, dialect: DialectName, transact: Transact) {
+  async function insertChunks(
+    trx: Db,
+    workspaceId: string,
+    baseId: string,
+    sourceId: string,
+    chunks: readonly string[],
+  ): Promise<void> {
+    const rows = chunks
+      .filter((text) => text.trim() !== '')
+      .map((text, position) => ({
+        id: newId(),
+        workspace_id: workspaceId,
+        knowledge_base_id: baseId,
+        source_id: sourceId,
+        position,
+        text,
+      }));
+    for (let i = 0; i < rows.length; i += CHUNK_BATCH) {
+      await trx
+        .insertInto('knowledge_chunks')
+        .values(rows.slice(i, i + CHUNK_BATCH))
+        .execute();
+    }
+  }
+
+  async function baseExists(trx: Db, workspaceId: string, baseId: string): Promise<boolean> {
+    const row = await trx
+      .selectFrom('knowledge_bases')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', baseId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  return {
+    async createBase(workspaceId: string, input: NewKnowledgeBase): Promise<KnowledgeBase> {
+      const now = clock.now();
+      const row = await db
+        .insertInto('knowledge_bases')
+        .values({
+          id: newId(),
+          workspace_id: workspaceId,
+          name: input.name,
+          rag_use_condition: input.ragUseCondition ?? '',
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toBase(row);
+    },
+
+    async getBase(workspaceId: string, id: string): Promise<KnowledgeBase | null> {
+      const row = await db
+        .selectFrom('knowledge_bases')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row ? toBase(row) : null;
+    },
+
+    /** Newest first. */
+    async listBases(
+      workspaceId: string,
+      limit: number,
+      offset: number,
+    ): Promise<{ items: KnowledgeBase[]; total: number }> {
+      const rows = await db
+        .selectFrom('knowledge_bases')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .orderBy('seq', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      const count = await db
+        .selectFrom('knowledge_bases')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      return { items: rows.map(toBase), total: Number(count?.n ?? 0) };
+    },
+
+    async updateBase(
+      workspaceId: string,
+      id: string,
+      patch: KnowledgeBasePatch,
+    ): Promise<KnowledgeBase | null> {
+      const row = await db
+        .updateTable('knowledge_bases')
+        .set({
+          ...(patch.name !== undefined ? { name: patch.name } : {}),
+          ...(patch.ragUseCondition !== undefined ? { rag_use_condition: patch.ragUseCondition } : {}),
+          updated_at: clock.now(),
+        })
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toBase(row) : null;
+    },
+
+    /** Removes the base with its sources and chunks (and so their index entries). */
+    async deleteBase(workspaceId: string, id: string): Promise<boolean> {
+      return transact(async (trx) => {
+        if (!(await baseExists(trx, workspaceId, id))) return false;
+        await trx
+          .deleteFrom('knowledge_chunks')
+          .where('workspace_id', '=', workspaceId)
+          .where('knowledge_base_id', '=', id)
+          .execute();
+        await trx
+          .deleteFrom('knowledge_sources')
+          .where('workspace_id', '=', workspaceId)
+          .where('knowledge_base_id', '=', id)
+          .execute();
+        await trx
+          .deleteFrom('knowledge_bases')
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', id)
+          .execute();
+        return true;
+      });
+    },
+
+    /**
+     * Adds a source and its chunks (indexed) in one transaction. Null when the base is not the
+     * workspace's.
+     */
+    async addSource(
+      workspaceId: string,
+      baseId: string,
+      input: NewKnowledgeSource,
+      chunks: readonly string[],
+    ): Promise<KnowledgeSource | null> {
+      return transact(async (trx) => {
+        if (!(await baseExists(trx, workspaceId, baseId))) return null;
+        const now = clock.now();
+        const row = await trx
+          .insertInto('knowledge_sources')
+          .values({
+            id: newId(),
+            workspace_id: workspaceId,
+            knowledge_base_id: baseId,
+            type: input.type,
+            title: input.title,
+            url: input.url ?? null,
+            content: input.content,
+            status: input.status ?? 'ready',
+            error: input.error ?? null,
+            created_at: now,
+            updated_at: now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await insertChunks(trx, workspaceId, baseId, row.id, chunks);
+        return toSource(row);
+      });
+    },
+
+    async getSource(workspaceId: string, id: string): Promise<KnowledgeSource | null> {
+      const row = await db
+        .selectFrom('knowledge_sources')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row ? toSource(row) : null;
+    },
+
+    /** Oldest first. */
+    async listSources(workspaceId: string, baseId: string): Promise<KnowledgeSource[]> {
+      const rows = await db
+        .selectFrom('knowledge_sources')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('knowledge_base_id', '=', baseId)
+        .orderBy('seq', 'asc')
+        .execute();
+      return rows.map(toSource);
+    },
+
+    /** The source's chunks in order. */
+    async listChunks(workspaceId: string, sourceId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('knowledge_chunks')
+        .select('text')
+        .where('workspace_id', '=', workspaceId)
+        .where('source_id', '=', sourceId)
+        .orderBy('position', 'asc')
+        .execute();
+      return rows.map((r) => r.text);
+    },
+
+    /** Replaces the source's fields and re-indexes it with `chunks`. Null when not found. */
+    async replaceSource(
+      workspaceId: string,
+      id: string,
+      input: NewKnowledgeSource,
+      chunks: readonly string[],
+    ): Promise<KnowledgeSource | null> {
+      return transact(async (trx) => {
+        const row = await trx
+          .updateTable('knowledge_sources')
+          .set({
+            type: input.type,
+            title: input.title,
+            url: input.url ?? null,
+            content: input.content,
+            status: input.status ?? 'ready',
+            error: input.error ?? null,
+            updated_at: clock.now(),
+          })
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) return null;
+        await trx
+          .deleteFrom('knowledge_chunks')
+          .where('workspace_id', '=', workspaceId)
+          .where('source_id', '=', id)
+          .execute();
+        await insertChunks(trx, workspaceId, row.knowledge_base_id, id, chunks);
+        return toSource(row);
+      });
+    },
+
+    /** Removes the source and its chunks from the index. */
+    async deleteSource(workspaceId: string, id: string): Promise<boolean> {
+      return transact(async (trx) => {
+        const deleted = await trx
+          .deleteFrom('knowledge_sources')
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (Number(deleted.numDeletedRows) === 0) return false;
+        await trx
+          .deleteFrom('knowledge_chunks')
+          .where('workspace_id', '=', workspaceId)
+          .where('source_id', '=', id)
+          .execute();
+        return true;
+      });
+    },
+
+    /**
+     * The chunks of the given bases (of this workspace only) that best match the free-text
+     * query, best first. Any text is accepted: it is reduced to plain words (see searchTerms),
+     * which are OR-ed and ranked: BM25 on SQLite; on PostgreSQL length-normalized ts_rank, which
+     * put the answering chunk first more often than ts_rank_cd in src/knowledge/retrieval.test.ts.
+     */
+    async search(
+      workspaceId: string,
+      baseIds: readonly string[],
+      query: string,
+      limit: number,
+    ): Promise<KnowledgeHit[]> {
+      const terms = searchTerms(query);
+      if (terms.length === 0 || baseIds.length === 0 || limit <= 0) return [];
+      const bases = sql.join([...new Set(baseIds)]);
+      type Row = { id: string; source_id: string; knowledge_base_id: string; text: string; score: number };
+      let rows: Row[];
+      if (dialect === 'sqlite') {
+        const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+        const result = await sql<Row>`
+          select c.id, c.source_id, c.knowledge_base_id, c.text, -bm25(knowledge_chunks_fts) as score
+          from knowledge_chunks_fts
+          join knowledge_chunks c on c.seq = knowledge_chunks_fts.rowid
+          where knowledge_chunks_fts match ${match}
+            and c.workspace_id = ${workspaceId}
+            and c.knowledge_base_id in (${bases})
+          order by bm25(knowledge_chunks_fts) asc, c.seq asc
+          limit ${limit}`.execute(db);
+        rows = result.rows;
+      } else {
+        const tsquery = terms.join(' | ');
+        const result = await sql<Row>`
+          select c.id, c.source_id, c.knowledge_base_id, c.text, ts_rank(c.tsv, q.query, 1) as score
+          from knowledge_chunks c, to_tsquery('english'::regconfig, ${tsquery}) as q(query)
+          where c.tsv @@ q.query
+            and c.workspace_id = ${workspaceId}
+            and c.knowledge_base_id in (${bases})
+          order by score desc, c.seq asc
+          limit ${limit}`.execute(db);
+        rows = result.rows;
+      }
+      return rows.map((r) => ({
+        chunkId: r.id,
+        sourceId: r.source_id,
+        knowledgeBaseId: r.knowledge_base_id,
+        text: r.text,
+        score: Number(r.score),
+      }));
+    },
+  };
+}
+
+export type KnowledgeRepo = ReturnType<typeof knowledgeRepo>;

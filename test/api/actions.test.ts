@@ -1,0 +1,493 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentBody, createTestApi, forEachStore, type TestApi } from '../helpers.ts';
+import {
+  expectErrorBody,
+  expectFieldError,
+  expectNotFound,
+  ISO,
+  type Json,
+  type Payload,
+  MISSING_ID,
+  UUID,
+} from '../assertions.ts';
+
+// Actions (WIRE.md section 8) through the HTTP layer, once per dialect: storage, the kind rules,
+// attachment to agents and what agent reads show of them.
+
+const EXTRACTOR = {
+  identifier: 'email',
+  description: 'The caller asks to be emailed',
+  kind: 'open_question',
+  examples: ['ann@example.com'],
+};
+const TRANSFER = { name: 'Front desk', phone: '+14155550100', transfer_mode: 'warm_transfer' };
+const CUSTOM = {
+  name: 'Lookup order',
+  description: 'The caller asks about an order',
+  http_mode: 'POST',
+  url: 'https://example.com/orders',
+  json_body_stringified: '{"order": "{order_id}"}',
+  variables_during_the_call: [
+    { name: 'order_id', description: 'The order number', example: 'A-1', type: 'string' },
+  ],
+};
+
+forEachStore('actions API', (target) => {
+  let t: TestApi;
+
+  beforeAll(async () => {
+    t = await createTestApi(target);
+  });
+  afterAll(() => t.close());
+
+  const create = (payload: Payload, key?: string) =>
+    t.call({ method: 'POST', url: '/v2/actions', payload, key });
+  const get = (id: string, key?: string) => t.call({ method: 'GET', url: `/v2/actions/${id}`, key });
+  const update = (id: string, payload: Payload, key?: string) =>
+    t.call({ method: 'PUT', url: `/v2/actions/${id}`, payload, key });
+  const remove = (id: string, key?: string) => t.call({ method: 'DELETE', url: `/v2/actions/${id}`, key });
+  const attach = (model_id: string, actions: string[], key?: string) =>
+    t.call({ method: 'POST', url: '/v2/actions/attach', payload: { model_id, actions }, key });
+  const detach = (model_id: string, actions: string[], key?: string) =>
+    t.call({ method: 'POST', url: '/v2/actions/detach', payload: { model_id, actions }, key });
+
+  async function mustCreate(payload: Json, key?: string): Promise<string> {
+    const res = await create(payload, key);
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { response: { action_id: string } }).response.action_id;
+  }
+
+  async function newAgent(key?: string): Promise<string> {
+    const res = await t.call({ method: 'POST', url: '/v2/assistants', payload: agentBody(), key });
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { response: { model_id: string } }).response.model_id;
+  }
+
+  async function readAgent(id: string, includeActions?: boolean) {
+    const q = includeActions === undefined ? '' : `?include_actions=${includeActions}`;
+    const res = await t.call({ method: 'GET', url: `/v2/assistants/${id}${q}` });
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { response: { assistants: Json[] } }).response.assistants[0] as Json;
+  }
+
+  describe('create and read', () => {
+    it('creates each kind, answering its action_type, and reads it back as stored', async () => {
+      const cases: [string, Json, string][] = [
+        ['INFORMATION_EXTRACTOR', EXTRACTOR, 'extract_info_action_type'],
+        ['LIVE_TRANSFER', TRANSFER, 'transfer_call_action_type'],
+        [
+          'SEND_SMS',
+          { name: 'Recap', content: 'Thanks for calling', instructions: 'Send a recap' },
+          'send_sms_action_type',
+        ],
+        [
+          'INCALL_SMS',
+          { name: 'Link', message_body: 'Here is the link', wait_for_reply: false },
+          'incall_sms_action_type',
+        ],
+        ['INCALL_WHATSAPP', { name: 'Template', content_sid: 'HX123' }, 'incall_whatsapp_action_type'],
+        [
+          'REAL_TIME_BOOKING',
+          { name: 'Book', timezone: 'Europe/Paris', no_of_days: 7 },
+          'real_time_booking_action_type',
+        ],
+        ['CUSTOM_ACTION', CUSTOM, 'custom_action_action_type'],
+      ];
+      for (const [kind, config, actionType] of cases) {
+        const res = await create({ [kind]: config });
+        expect(res.statusCode, res.body).toBe(200);
+        const body = res.json() as { status: string; response: { action_id: string; action_type: string } };
+        expect(body.status).toBe('ok');
+        expect(Object.keys(body.response).sort()).toEqual(['action_id', 'action_type']);
+        expect(body.response.action_id).toMatch(UUID);
+        expect(body.response.action_type).toBe(actionType);
+        const read = await get(body.response.action_id);
+        expect(read.statusCode).toBe(200);
+        const action = (read.json() as { response: Json }).response;
+        expect(action).toEqual({
+          action_id: body.response.action_id,
+          kind,
+          action_type: actionType,
+          name: kind === 'INFORMATION_EXTRACTOR' ? 'email' : config.name,
+          config,
+          created_at: expect.stringMatching(ISO),
+          updated_at: expect.stringMatching(ISO),
+        });
+      }
+    });
+
+    it('lists newest first with limit/offset and rejects out-of-range paging', async () => {
+      const { key } = t.other;
+      const first = await mustCreate({ SEND_SMS: { name: 'one', content: 'x' } }, key);
+      const second = await mustCreate({ SEND_SMS: { name: 'two', content: 'x' } }, key);
+      const res = await t.call({ method: 'GET', url: '/v2/actions', key });
+      expect(res.statusCode).toBe(200);
+      const body = (res.json() as { response: { pagination: Json; actions: Json[] } }).response;
+      expect(body.pagination).toEqual({ total_records: 2, limit: 20, offset: 0 });
+      expect(body.actions.map((a) => a.action_id)).toEqual([second, first]);
+      const page = await t.call({ method: 'GET', url: '/v2/actions?limit=1&offset=1', key });
+      const paged = (page.json() as { response: { pagination: Json; actions: Json[] } }).response;
+      expect(paged.pagination).toEqual({ total_records: 2, limit: 1, offset: 1 });
+      expect(paged.actions.map((a) => a.action_id)).toEqual([first]);
+      expectFieldError(await t.call({ method: 'GET', url: '/v2/actions?limit=0' }), ['query', 'limit']);
+      expectFieldError(await t.call({ method: 'GET', url: '/v2/actions?limit=1001' }), ['query', 'limit']);
+      expectFieldError(await t.call({ method: 'GET', url: '/v2/actions?offset=-1' }), ['query', 'offset']);
+      expect((await t.call({ method: 'GET', url: '/v2/actions?limit=1000' })).statusCode).toBe(200);
+    });
+
+    it('requires a key', async () => {
+      expectErrorBody(await t.call({ method: 'GET', url: '/v2/actions', key: null }), 401, 'auth');
+      expectErrorBody(await create({ SEND_SMS: { name: 'a', content: 'b' } }, 'pk_nope'), 401, 'auth');
+    });
+  });
+
+  describe('the kind rules', () => {
+    it('takes exactly one kind key', async () => {
+      const none = expectFieldError(await create({}), ['body']);
+      expect(none.description).toMatch(/exactly one of/);
+      expectFieldError(await create({ unrelated: 1 }), ['body']);
+      const two = expectFieldError(
+        await create({ SEND_SMS: { name: 'a', content: 'b' }, LIVE_TRANSFER: TRANSFER }),
+        ['body'],
+      );
+      expect(two.description).toContain('LIVE_TRANSFER, SEND_SMS');
+    });
+
+    it("requires each kind's fields", async () => {
+      expectFieldError(await create({ INFORMATION_EXTRACTOR: { identifier: 'x', kind: 'yes_no' } }), [
+        'body',
+        'INFORMATION_EXTRACTOR',
+        'description',
+      ]);
+      expectFieldError(await create({ INFORMATION_EXTRACTOR: { ...EXTRACTOR, kind: 'maybe' } }), [
+        'body',
+        'INFORMATION_EXTRACTOR',
+        'kind',
+      ]);
+      expectFieldError(await create({ INFORMATION_EXTRACTOR: { ...EXTRACTOR, kind: 'single_choice' } }), [
+        'body',
+        'INFORMATION_EXTRACTOR',
+        'choices',
+      ]);
+      expectFieldError(await create({ LIVE_TRANSFER: { name: 'x' } }), ['body', 'LIVE_TRANSFER', 'phone']);
+      expectFieldError(await create({ LIVE_TRANSFER: { name: 'x', phone: 'call me' } }), [
+        'body',
+        'LIVE_TRANSFER',
+        'phone',
+      ]);
+      expectFieldError(await create({ SEND_SMS: { name: 'x' } }), ['body', 'SEND_SMS', 'content']);
+      expectFieldError(await create({ INCALL_SMS: { name: 'x' } }), ['body', 'INCALL_SMS', 'message_body']);
+      expectFieldError(await create({ INCALL_WHATSAPP: { name: 'x', wait_for_reply: true } }), [
+        'body',
+        'INCALL_WHATSAPP',
+        'message_body',
+      ]);
+      expectFieldError(await create({ REAL_TIME_BOOKING: { name: 'x' } }), [
+        'body',
+        'REAL_TIME_BOOKING',
+        'timezone',
+      ]);
+      expectFieldError(await create({ REAL_TIME_BOOKING: { name: 'x', timezone: 'Mars/Base' } }), [
+        'body',
+        'REAL_TIME_BOOKING',
+        'timezone',
+      ]);
+      expectFieldError(await create({ CUSTOM_ACTION: { name: 'x', url: 'https://a.example' } }), [
+        'body',
+        'CUSTOM_ACTION',
+        'http_mode',
+      ]);
+      expectFieldError(await create({ CUSTOM_ACTION: { name: 'x', http_mode: 'GET' } }), [
+        'body',
+        'CUSTOM_ACTION',
+        'url',
+      ]);
+      expectFieldError(await create({ CUSTOM_ACTION: { ...CUSTOM, http_mode: 'DELETE' } }), [
+        'body',
+        'CUSTOM_ACTION',
+        'http_mode',
+      ]);
+      expectFieldError(await create({ SEND_SMS: { name: 5, content: 'x' } }), ['body', 'SEND_SMS', 'name']);
+    });
+
+    it('takes only http(s) URLs and a JSON body template for a custom action', async () => {
+      for (const url of ['ftp://example.com/x', 'not a url', 'javascript:alert(1)', '']) {
+        expectFieldError(await create({ CUSTOM_ACTION: { ...CUSTOM, url } }), [
+          'body',
+          'CUSTOM_ACTION',
+          'url',
+        ]);
+      }
+      const bad = expectFieldError(
+        await create({ CUSTOM_ACTION: { ...CUSTOM, json_body_stringified: '{order: 1' } }),
+        ['body', 'CUSTOM_ACTION', 'json_body_stringified'],
+      );
+      expect(bad.description).toContain('json_body_stringified');
+      await mustCreate({
+        CUSTOM_ACTION: { ...CUSTOM, url: 'http://example.com', json_body_stringified: '[1, 2]' },
+      });
+    });
+
+    it('stores names exactly as typed and counts characters, not bytes or UTF-16 units', async () => {
+      const emoji64 = '📞'.repeat(64);
+      const cjk64 = '転送'.repeat(32);
+      const spaced = '  Front  desk 📞 ';
+      for (const kind of ['LIVE_TRANSFER', 'SEND_SMS', 'INCALL_SMS', 'INCALL_WHATSAPP']) {
+        const base: Json =
+          kind === 'LIVE_TRANSFER'
+            ? { phone: '+14155550100' }
+            : kind === 'SEND_SMS'
+              ? { content: 'hi' }
+              : { message_body: 'hi' };
+        for (const name of [emoji64, cjk64, spaced, 'é'.normalize('NFD') + 'x']) {
+          const id = await mustCreate({ [kind]: { ...base, name } });
+          const read = (await get(id)).json() as { response: { name: string; config: Json } };
+          expect(read.response.name).toBe(name);
+          expect(read.response.config.name).toBe(name);
+        }
+        const d = expectFieldError(await create({ [kind]: { ...base, name: `${emoji64}📞` } }), [
+          'body',
+          kind,
+          'name',
+        ]);
+        expect(d.description).toContain(`body.${kind}.name`);
+        expectFieldError(await create({ [kind]: { ...base, name: `${cjk64}転` } }), ['body', kind, 'name']);
+        expectFieldError(await create({ [kind]: { ...base, name: '' } }), ['body', kind, 'name']);
+      }
+    });
+  });
+
+  describe('get, update and delete', () => {
+    it('answers 404 for an unknown action or another workspace’s', async () => {
+      const id = await mustCreate({ LIVE_TRANSFER: TRANSFER });
+      expectNotFound(await get(MISSING_ID));
+      expectNotFound(await get('not-a-uuid'));
+      expectNotFound(await get(id, t.other.key));
+      expectNotFound(await remove(id, t.other.key));
+      // The specification lists only 400 for the update: unknown is a 400 with category not_found.
+      expectNotFound(await update(id, { LIVE_TRANSFER: { name: 'stolen' } }, t.other.key), 400);
+      expectNotFound(await update(MISSING_ID, { LIVE_TRANSFER: { name: 'x' } }), 400);
+      const list = await t.call({ method: 'GET', url: '/v2/actions', key: t.other.key });
+      const ids = (list.json() as { response: { actions: Json[] } }).response.actions.map((a) => a.action_id);
+      expect(ids).not.toContain(id);
+      // Untouched by the other workspace's attempts.
+      expect(((await get(id)).json() as { response: Json }).response.name).toBe(TRANSFER.name);
+    });
+
+    it("merges the action's own kind and refuses another", async () => {
+      const id = await mustCreate({ LIVE_TRANSFER: TRANSFER });
+      const res = await update(id, { LIVE_TRANSFER: { name: ' 新しい 📞 ', timeout: 30 } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({ status: 'ok', response: { action_id: id } });
+      const read = (await get(id)).json() as { response: Json };
+      expect(read.response.name).toBe(' 新しい 📞 ');
+      expect(read.response.config).toEqual({ ...TRANSFER, name: ' 新しい 📞 ', timeout: 30 });
+
+      const other = expectFieldError(await update(id, { SEND_SMS: { content: 'x' } }), ['body', 'SEND_SMS']);
+      expect(other.description).toContain('LIVE_TRANSFER');
+      expectFieldError(await update(id, { LIVE_TRANSFER: { name: 'x' }, SEND_SMS: { content: 'x' } }), [
+        'body',
+        'SEND_SMS',
+      ]);
+      expectFieldError(await update(id, {}), ['body', 'LIVE_TRANSFER']);
+      expectFieldError(await update(id, { LIVE_TRANSFER: { name: '📞'.repeat(65) } }), [
+        'body',
+        'LIVE_TRANSFER',
+        'name',
+      ]);
+      expectFieldError(await update(id, { LIVE_TRANSFER: { phone: 'nope' } }), [
+        'body',
+        'LIVE_TRANSFER',
+        'phone',
+      ]);
+      // Nothing of a refused update is kept.
+      expect(((await get(id)).json() as { response: Json }).response.config).toEqual({
+        ...TRANSFER,
+        name: ' 新しい 📞 ',
+        timeout: 30,
+      });
+    });
+
+    it('checks the merged custom action', async () => {
+      const id = await mustCreate({ CUSTOM_ACTION: CUSTOM });
+      expectFieldError(await update(id, { CUSTOM_ACTION: { url: 'file:///etc/passwd' } }), [
+        'body',
+        'CUSTOM_ACTION',
+        'url',
+      ]);
+      expectFieldError(await update(id, { CUSTOM_ACTION: { json_body_stringified: 'nope' } }), [
+        'body',
+        'CUSTOM_ACTION',
+        'json_body_stringified',
+      ]);
+      expect(
+        (await update(id, { CUSTOM_ACTION: { http_mode: 'GET', json_body_stringified: '' } })).statusCode,
+      ).toBe(200);
+      const cfg = ((await get(id)).json() as { response: { config: Json } }).response.config;
+      expect(cfg.http_mode).toBe('GET');
+      expect(cfg.url).toBe(CUSTOM.url);
+    });
+
+    it('deletes an action', async () => {
+      const id = await mustCreate({ SEND_SMS: { name: 'bye', content: 'x' } });
+      const res = await remove(id);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'ok', response: { action_id: id } });
+      expectNotFound(await get(id));
+      expectNotFound(await remove(id));
+    });
+  });
+
+  describe('attach, detach and agent reads', () => {
+    it('shows attached actions and their input variables only with include_actions=true', async () => {
+      const agent = await newAgent();
+      const extractor = await mustCreate({ INFORMATION_EXTRACTOR: EXTRACTOR });
+      const transfer = await mustCreate({ LIVE_TRANSFER: TRANSFER });
+      const custom = await mustCreate({ CUSTOM_ACTION: CUSTOM });
+      const yesNo = await mustCreate({
+        INFORMATION_EXTRACTOR: { identifier: 'consent', description: 'Consent given', kind: 'yes_no' },
+      });
+      const choice = await mustCreate({
+        INFORMATION_EXTRACTOR: {
+          identifier: 'plan',
+          description: 'Plan',
+          kind: 'single_choice',
+          choices: ['a', 'b'],
+        },
+      });
+      const res = await attach(agent, [extractor, transfer, custom, yesNo, choice]);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({
+        status: 'ok',
+        response: { model_id: agent, actions: [extractor, transfer, custom, yesNo, choice] },
+      });
+
+      for (const flag of [undefined, false]) {
+        const plain = await readAgent(agent, flag);
+        expect(plain.actions).toEqual([]);
+        expect(plain.input_variables).toEqual([]);
+      }
+      const full = await readAgent(agent, true);
+      expect(full.actions).toEqual([extractor, transfer, custom, yesNo, choice]);
+      expect(full.input_variables).toEqual([
+        {
+          action_id: extractor,
+          values: [
+            {
+              name: 'email',
+              type: 'string',
+              description: EXTRACTOR.description,
+              example: 'ann@example.com',
+              required: true,
+            },
+          ],
+          trigger_condition: EXTRACTOR.description,
+        },
+        {
+          action_id: custom,
+          values: [
+            {
+              name: 'order_id',
+              type: 'string',
+              description: 'The order number',
+              example: 'A-1',
+              required: true,
+            },
+          ],
+          trigger_condition: CUSTOM.description,
+        },
+        {
+          action_id: yesNo,
+          values: [
+            { name: 'consent', type: 'boolean', description: 'Consent given', example: '', required: true },
+          ],
+          trigger_condition: 'Consent given',
+        },
+        {
+          action_id: choice,
+          values: [{ name: 'plan', type: 'enum', description: 'Plan', example: '', required: true }],
+          trigger_condition: 'Plan',
+        },
+      ]);
+
+      // The list takes the flag too.
+      const list = async (flag: string) => {
+        const r = await t.call({ method: 'GET', url: `/v2/assistants/?limit=1000${flag}` });
+        const agents = (r.json() as { response: { assistants: Json[] } }).response.assistants;
+        return agents.find((a) => a.model_id === agent);
+      };
+      expect((await list('&include_actions=true'))?.actions).toEqual(full.actions);
+      expect((await list('&include_actions=true'))?.input_variables).toEqual(full.input_variables);
+      expect((await list(''))?.actions).toEqual([]);
+
+      const off = await detach(agent, [transfer, custom]);
+      expect(off.json()).toEqual({
+        status: 'ok',
+        response: { model_id: agent, actions: [extractor, yesNo, choice] },
+      });
+      expect((await readAgent(agent, true)).actions).toEqual([extractor, yesNo, choice]);
+      // Detaching one not attached is fine; attaching twice keeps one attachment.
+      expect((await detach(agent, [transfer])).statusCode).toBe(200);
+      expect((await attach(agent, [extractor, extractor])).json()).toEqual({
+        status: 'ok',
+        response: { model_id: agent, actions: [extractor, yesNo, choice] },
+      });
+    });
+
+    it('answers 404 for an unknown agent or action, attaching nothing', async () => {
+      const agent = await newAgent();
+      const mine = await mustCreate({ SEND_SMS: { name: 'a', content: 'b' } });
+      const theirs = await mustCreate({ SEND_SMS: { name: 'a', content: 'b' } }, t.other.key);
+      const theirAgent = await newAgent(t.other.key);
+      expectNotFound(await attach(MISSING_ID, [mine]));
+      expectNotFound(await attach(theirAgent, [mine]));
+      const d = expectNotFound(await attach(agent, [mine, theirs]));
+      expect(d.description).toContain(theirs);
+      expectNotFound(await attach(agent, [mine, MISSING_ID]));
+      expect((await readAgent(agent, true)).actions).toEqual([]);
+      expectNotFound(await detach(agent, [theirs]));
+      expectNotFound(await detach(theirAgent, [mine]));
+      expectFieldError(await attach(agent, []), ['body', 'actions']);
+      expectFieldError(
+        await t.call({ method: 'POST', url: '/v2/actions/attach', payload: { actions: [mine] } }),
+        ['body', 'model_id'],
+      );
+    });
+
+    it('shows changes at once to an agent read cached before them', async () => {
+      const agent = await newAgent();
+      const id = await mustCreate({ INFORMATION_EXTRACTOR: EXTRACTOR });
+      // Cache both shapes first.
+      expect((await readAgent(agent, true)).actions).toEqual([]);
+      expect((await readAgent(agent, false)).actions).toEqual([]);
+      await attach(agent, [id]);
+      expect((await readAgent(agent, true)).actions).toEqual([id]);
+      expect((await readAgent(agent, false)).actions).toEqual([]);
+      // Updating an attached action changes its input variables.
+      await update(id, { INFORMATION_EXTRACTOR: { description: 'Changed', kind: 'yes_no' } });
+      const after = (await readAgent(agent, true)).input_variables as {
+        trigger_condition: string;
+        values: Json[];
+      }[];
+      expect(after[0]?.trigger_condition).toBe('Changed');
+      expect(after[0]?.values[0]?.type).toBe('boolean');
+      await detach(agent, [id]);
+      expect((await readAgent(agent, true)).actions).toEqual([]);
+      await attach(agent, [id]);
+      expect((await readAgent(agent, true)).actions).toEqual([id]);
+      // Deleting it detaches it.
+      await remove(id);
+      const gone = await readAgent(agent, true);
+      expect(gone.actions).toEqual([]);
+      expect(gone.input_variables).toEqual([]);
+    });
+
+    it('forgets the attachments of a deleted agent', async () => {
+      const agent = await newAgent();
+      const id = await mustCreate({ SEND_SMS: { name: 'a', content: 'b' } });
+      await attach(agent, [id]);
+      expect((await t.call({ method: 'DELETE', url: `/v2/assistants/${agent}` })).statusCode).toBe(200);
+      expect((await remove(id)).statusCode).toBe(200);
+    });
+  });
+});
