@@ -141,6 +141,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       messaging: overrides.messaging ?? messagingAdapters(config, clock),
       publicRateLimit: { requests: config.publicRateLimitPerMinute, windowMs: 60_000 },
       trustProxy: config.trustProxy,
+      allowPrivateNetwork: config.allowPrivateNetwork,
     });
     await api.ready();
     const ready = api;

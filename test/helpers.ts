@@ -55,6 +55,8 @@ export async function createTestApi(
     llm?: LLM;
     publicRateLimit?: RateLimitOptions;
     trustProxy?: boolean;
+    /** Knowledge sources may be fetched from local servers. */
+    allowPrivateNetwork?: boolean;
     /** Text-message adapters; default: a sim of its own. */
     messaging?: MessagingDeps;
   } = {},
@@ -69,6 +71,7 @@ export async function createTestApi(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.publicRateLimit ? { publicRateLimit: options.publicRateLimit } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),
+    ...(options.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
     ...(options.messaging ? { messaging: options.messaging } : {}),
     logger: silentLogger(),
     publicUrl: TEST_PUBLIC_URL,

@@ -59,3 +59,56 @@ export {
   type SafeFetchOptions,
 } from './http.ts';
 export { fillJsonBody, fillText, fillUrl } from './template.ts';
+export {
+  TRANSFER_FAILED_REASONS,
+  chatCallControl,
+  type Attendee,
+  type BookingResult,
+  type CalendarPort,
+  type CallControlPort,
+  type MessagingChannel,
+  type MessagingPort,
+  type OutboundMessage,
+  type ReplyPort,
+  type ReplyQuery,
+  type TimeRange,
+  type TransferFailedReason,
+  type TransferMode,
+  type TransferResult,
+} from './ports.ts';
+export { isValidTimeZone, parseZonedIso, toZonedIso, zonedToMs } from './zoned-time.ts';
+export {
+  REAL_TIME_BOOKING_ACTION_TYPE,
+  createRealTimeBookingTools,
+  type RealTimeBookingConfig,
+  type RealTimeBookingDeps,
+  type RealTimeBookingTools,
+} from './booking.ts';
+export {
+  createBuiltinCalendar,
+  type BuiltinCalendarOptions,
+  type BuiltinCalendarRepo,
+  type WorkingHours,
+} from './calendar-builtin.ts';
+export {
+  DEFAULT_REPLY_TIMEOUT_SECONDS,
+  INCALL_SMS_ACTION_TYPE,
+  INCALL_WHATSAPP_ACTION_TYPE,
+  SEND_SMS_ACTION_TYPE,
+  createInCallSmsTool,
+  createInCallWhatsAppTool,
+  sendAfterConversation,
+  type InCallMessageConfig,
+  type InCallMessageDeps,
+  type MessageRun,
+  type MessagingActionDeps,
+  type SendSmsConfig,
+} from './messaging.ts';
+export {
+  DEFAULT_TRANSFER_TIMEOUT_SECONDS,
+  TRANSFER_ACTION_TYPE,
+  createLiveTransferTool,
+  type LiveTransferConfig,
+  type LiveTransferDeps,
+  type LiveTransferTool,
+} from './transfer.ts';

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { ErrorBodySchema } from './schemas/common.ts';
 import { ActionRead } from './actions/schemas.ts';
 import { AgentRead } from './assistants/schemas.ts';
+import { KnowledgeBaseSchema, KnowledgeSourceSchema } from './knowledge/schemas.ts';
 import { NumberRead } from './numbers/schemas.ts';
 import { SubaccountRead } from './subaccounts/schemas.ts';
 
@@ -12,7 +13,15 @@ import { SubaccountRead } from './subaccounts/schemas.ts';
 // ship inside the npm package (nothing is fetched from the network).
 
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
-  for (const schema of [ErrorBodySchema, AgentRead, ActionRead, NumberRead, SubaccountRead])
+  for (const schema of [
+    ErrorBodySchema,
+    AgentRead,
+    ActionRead,
+    NumberRead,
+    SubaccountRead,
+    KnowledgeBaseSchema,
+    KnowledgeSourceSchema,
+  ])
     app.addSchema(schema);
   await app.register(swagger, {
     openapi: {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import { createSafeFetch } from '../actions/index.ts';
 import { systemClock, type Clock, type Logger } from '../core/index.ts';
 import { createSimMessaging, type ModelRouter } from '../providers/index.ts';
 import type { Store } from '../store/index.ts';
@@ -14,6 +15,7 @@ import { registerErrorHandling } from './errors.ts';
 import { registerHealth } from './health.ts';
 import { createMetricsRegistry, registerMetrics } from './metrics.ts';
 import { createChatChannels, type MessagingDeps } from './messaging/channels.ts';
+import { knowledgeRoutes } from './knowledge/routes.ts';
 import { messagingRoutes } from './messaging/routes.ts';
 import { numberRoutes } from './numbers/routes.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -39,6 +41,8 @@ export interface ApiDeps {
   trustProxy?: boolean;
   /** Text-message adapters for sms/whatsapp chats; default: a sim only (Twilio not configured). */
   messaging?: MessagingDeps;
+  /** Knowledge fetches and custom actions may call private addresses (PARLEY_ALLOW_PRIVATE_NETWORK). */
+  allowPrivateNetwork?: boolean;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -94,10 +98,19 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await v2.register(assistantRoutes, { store: deps.store });
       await v2.register(numberRoutes, { store: deps.store });
       await v2.register(actionRoutes, { store: deps.store });
+      await v2.register(knowledgeRoutes, {
+        store: deps.store,
+        allowPrivateNetwork: deps.allowPrivateNetwork ?? false,
+      });
       await v2.register(subaccountRoutes, { store: deps.store, auth });
       await v2.register(workspaceRoutes, { store: deps.store, auth });
       // One turn runner for both chat paths, so one chat's messages run in order whichever way they came.
-      const turns = createChatTurns({ store: deps.store, models: deps.models, clock });
+      const turns = createChatTurns({
+        store: deps.store,
+        models: deps.models,
+        clock,
+        http: createSafeFetch({ allowPrivateNetwork: deps.allowPrivateNetwork ?? false }),
+      });
       const channels = createChatChannels({
         store: deps.store,
         turns,

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 1024 * 1024,
       publicRateLimitPerMinute: 20,
       trustProxy: false,
+      allowPrivateNetwork: false,
       llm: undefined,
     });
     expect(config.nodeName).toMatch(/:8080$/);
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
       trustProxy: true,
       llm: undefined,
       twilio: undefined,
+      allowPrivateNetwork: false,
     });
   });
 

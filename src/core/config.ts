@@ -24,6 +24,8 @@ export interface Config {
   publicRateLimitPerMinute: number;
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
+  /** Knowledge sources (web, pdf URLs) may be fetched from private addresses. */
+  allowPrivateNetwork: boolean;
   /** An OpenAI-compatible chat-completions endpoint; absent: the offline builtin model. */
   llm: { baseUrl: string; apiKey: string; model: string } | undefined;
   /** Twilio's Messages API for numbers with provider `twilio`; absent: not configured. */
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: intVar(env, 'PARLEY_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     publicRateLimitPerMinute: intVar(env, 'PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
     trustProxy: boolVar(env, 'PARLEY_TRUST_PROXY'),
+    allowPrivateNetwork: boolVar(env, 'PARLEY_ALLOW_PRIVATE_NETWORK'),
     llm: llmConfig(env),
     twilio: twilioConfig(env),
   };

@@ -178,3 +178,15 @@ export async function reingestSource(
 export function formatPassages(passages: readonly Passage[]): string {
   return passages.map((p, i) => `[${i + 1}] ${p.text}`).join('\n\n');
 }
+
+export {
+  MAX_SOURCE_BYTES,
+  SOURCE_FETCH_TIMEOUT_MS,
+  SourceError,
+  fetchSource,
+  htmlTitle,
+  htmlToText,
+  pdfToText,
+  type Fetched,
+  type SourceFetchOptions,
+} from './sources.ts';

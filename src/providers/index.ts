@@ -11,3 +11,12 @@ export {
   type ModelRouterOptions,
 } from './llm/router.ts';
 export { createBuiltinLLM } from './llm/builtin/index.ts';
+export * from './calendar/types.ts';
+export {
+  CALCOM_BOOKINGS_API_VERSION,
+  CALCOM_DEFAULT_BASE_URL,
+  CALCOM_SLOTS_API_VERSION,
+  CalcomError,
+  createCalcomCalendar,
+  type CalcomOptions,
+} from './calendar/calcom.ts';

@@ -173,6 +173,8 @@ export function actionsRepo(db: Db, clock: Clock) {
         .selectAll('a')
         .select('aa.agent_id')
         .where('aa.workspace_id', '=', workspaceId)
+        // The action must be the workspace's too, whatever an attachment row says.
+        .where('a.workspace_id', '=', workspaceId)
         .where('aa.agent_id', 'in', [...new Set(agentIds)])
         .orderBy('aa.created_at')
         .orderBy('a.seq')

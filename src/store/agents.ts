@@ -105,7 +105,7 @@ export function agentsRepo(db: Db, clock: Clock) {
       return row ? toAgent(row) : null;
     },
 
-    /** Deletes the agent and its number and action attachments. */
+    /** Deletes the agent and its number, action and knowledge base attachments. */
     async delete(workspaceId: string, id: string): Promise<boolean> {
       await bumpAgentsVersion(db, workspaceId);
       await db
@@ -115,6 +115,11 @@ export function agentsRepo(db: Db, clock: Clock) {
         .execute();
       await db
         .deleteFrom('agent_actions')
+        .where('workspace_id', '=', workspaceId)
+        .where('agent_id', '=', id)
+        .execute();
+      await db
+        .deleteFrom('agent_knowledge')
         .where('workspace_id', '=', workspaceId)
         .where('agent_id', '=', id)
         .execute();

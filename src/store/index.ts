@@ -14,6 +14,7 @@ export type {
   Workspace,
 } from './records.ts';
 export type { NewAction, ActionPatch } from './actions.ts';
+export type { CalendarBooking, CalendarRepo, CalendarWorkingHours, NewCalendarBooking } from './calendar.ts';
 export type { ChatList, ChatListOptions, NewChat } from './chats.ts';
 export {
   searchTerms,

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import { newId, type Clock } from '../core/index.ts';
 import type { Db, DialectName } from './database.ts';
 import type { KnowledgeBaseTable, KnowledgeSourceTable } from './schema.ts';
+import { bumpAgentsVersion } from './workspaces.ts';
 
 // Knowledge bases, their sources and the sources' chunks, with a ranked full-text search over the
 // chunks. The index is kept by the database (FTS5 triggers on SQLite, a generated tsvector column
@@ -230,10 +231,28 @@ export function knowledgeRepo(db: Db, clock: Clock, dialect: DialectName, transa
       return row ? toBase(row) : null;
     },
 
-    /** Removes the base with its sources and chunks (and so their index entries). */
+    /**
+     * Removes the base with its sources and chunks (and so their index entries), detaching it
+     * from every agent (which changes their reads, so the agents version is bumped first).
+     */
     async deleteBase(workspaceId: string, id: string): Promise<boolean> {
       return transact(async (trx) => {
         if (!(await baseExists(trx, workspaceId, id))) return false;
+        const attached = await trx
+          .selectFrom('agent_knowledge')
+          .select('agent_id')
+          .where('workspace_id', '=', workspaceId)
+          .where('knowledge_base_id', '=', id)
+          .limit(1)
+          .executeTakeFirst();
+        if (attached) {
+          await bumpAgentsVersion(trx, workspaceId);
+          await trx
+            .deleteFrom('agent_knowledge')
+            .where('workspace_id', '=', workspaceId)
+            .where('knowledge_base_id', '=', id)
+            .execute();
+        }
         await trx
           .deleteFrom('knowledge_chunks')
           .where('workspace_id', '=', workspaceId)
@@ -372,6 +391,68 @@ export function knowledgeRepo(db: Db, clock: Clock, dialect: DialectName, transa
           .execute();
         return true;
       });
+    },
+
+    /**
+     * Makes `baseId` the agent's knowledge base, replacing any earlier one. The caller has checked
+     * that the agent and the base are the workspace's. Bumps the agents version (agent reads show
+     * `knowledge_base_id`).
+     */
+    async attachBase(workspaceId: string, baseId: string, agentId: string): Promise<void> {
+      await transact(async (trx) => {
+        await bumpAgentsVersion(trx, workspaceId);
+        await trx
+          .insertInto('agent_knowledge')
+          .values({
+            workspace_id: workspaceId,
+            agent_id: agentId,
+            knowledge_base_id: baseId,
+            created_at: clock.now(),
+          })
+          .onConflict((oc) =>
+            oc.column('agent_id').doUpdateSet({ knowledge_base_id: baseId, workspace_id: workspaceId }),
+          )
+          .execute();
+      });
+    },
+
+    /** Detaches `baseId` from the agent; false when it was not the agent's base. */
+    async detachBase(workspaceId: string, baseId: string, agentId: string): Promise<boolean> {
+      return transact(async (trx) => {
+        await bumpAgentsVersion(trx, workspaceId);
+        const result = await trx
+          .deleteFrom('agent_knowledge')
+          .where('workspace_id', '=', workspaceId)
+          .where('agent_id', '=', agentId)
+          .where('knowledge_base_id', '=', baseId)
+          .executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
+      });
+    },
+
+    /** The agent's knowledge base, or null. */
+    async baseOfAgent(workspaceId: string, agentId: string): Promise<string | null> {
+      const row = await db
+        .selectFrom('agent_knowledge')
+        .select('knowledge_base_id')
+        .where('workspace_id', '=', workspaceId)
+        .where('agent_id', '=', agentId)
+        .executeTakeFirst();
+      return row?.knowledge_base_id ?? null;
+    },
+
+    /** The knowledge base of each of the given agents (absent: none). */
+    async basesOfAgents(workspaceId: string, agentIds: readonly string[]): Promise<Map<string, string>> {
+      const result = new Map<string, string>();
+      if (agentIds.length === 0) return result;
+      const rows = await db
+        .selectFrom('agent_knowledge')
+        .select(['agent_id', 'knowledge_base_id'])
+        .where('workspace_id', '=', workspaceId)
+        .where('agent_id', 'in', [...new Set(agentIds)])
+        .execute();
+      for (const r of rows) result.set(r.agent_id, r.knowledge_base_id);
+      return result;
     },
 
     /**

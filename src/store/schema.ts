@@ -137,6 +137,14 @@ export interface KnowledgeChunkTable {
   text: string;
 }
 
+/** The knowledge base an agent consults (at most one per agent). */
+export interface AgentKnowledgeTable {
+  workspace_id: string;
+  agent_id: string;
+  knowledge_base_id: string;
+  created_at: number;
+}
+
 export interface ActionTable {
   seq: Generated<number>;
   id: string;
@@ -171,4 +179,31 @@ export interface Schema {
   knowledge_bases: KnowledgeBaseTable;
   knowledge_sources: KnowledgeSourceTable;
   knowledge_chunks: KnowledgeChunkTable;
+  calendar_hours: CalendarHoursTable;
+  calendar_bookings: CalendarBookingTable;
+  agent_knowledge: AgentKnowledgeTable;
+}
+
+export interface CalendarHoursTable {
+  seq: Generated<number>;
+  workspace_id: string;
+  agent_id: string;
+  /** 0 = Sunday … 6 = Saturday. */
+  weekday: number;
+  /** Minutes after local midnight in `time_zone`; the end is exclusive. */
+  start_minute: number;
+  end_minute: number;
+  time_zone: string;
+}
+
+export interface CalendarBookingTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  start_at: number;
+  end_at: number;
+  attendee_name: string;
+  attendee_email: string;
+  created_at: number;
 }

@@ -171,6 +171,8 @@ for (const target of storeTargets()) {
               '004-chat-channels',
               '005-actions',
               '006-knowledge',
+              '007-agent-knowledge',
+              '008-calendar',
             ],
           });
           expect(await fresh.isReady()).toBe(true);
@@ -1242,6 +1244,55 @@ for (const target of storeTargets()) {
         if (!source) throw new Error('source not added');
         return { base, source };
       }
+
+      it('attaches one base per agent, detaches, and bumps the agents version each time', async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        const agent = await store.agents.create(w.id, { type: 'voice', name: 'kb', spec: {} });
+        const second = await store.agents.create(w.id, { type: 'voice', name: 'kb2', spec: {} });
+        const a = await store.knowledge.createBase(w.id, { name: 'a' });
+        const b = await store.knowledge.createBase(w.id, { name: 'b' });
+        expect(await store.knowledge.baseOfAgent(w.id, agent.id)).toBeNull();
+
+        let version = await store.workspaces.agentsVersion(w.id);
+        const bumped = async () => {
+          const next = await store.workspaces.agentsVersion(w.id);
+          expect(next).toBeGreaterThan(version);
+          version = next;
+        };
+        await store.knowledge.attachBase(w.id, a.id, agent.id);
+        await bumped();
+        expect(await store.knowledge.baseOfAgent(w.id, agent.id)).toBe(a.id);
+        await store.knowledge.attachBase(w.id, b.id, agent.id);
+        await bumped();
+        expect(await store.knowledge.baseOfAgent(w.id, agent.id)).toBe(b.id);
+        await store.knowledge.attachBase(w.id, b.id, second.id);
+        expect(await store.knowledge.basesOfAgents(w.id, [agent.id, second.id, 'none'])).toEqual(
+          new Map([
+            [agent.id, b.id],
+            [second.id, b.id],
+          ]),
+        );
+        expect(await store.knowledge.baseOfAgent(other.id, agent.id)).toBeNull();
+        expect(await store.knowledge.basesOfAgents(w.id, [])).toEqual(new Map());
+
+        version = await store.workspaces.agentsVersion(w.id);
+        expect(await store.knowledge.detachBase(w.id, a.id, agent.id)).toBe(false);
+        expect(await store.knowledge.baseOfAgent(w.id, agent.id)).toBe(b.id);
+        expect(await store.knowledge.detachBase(w.id, b.id, agent.id)).toBe(true);
+        await bumped();
+        expect(await store.knowledge.baseOfAgent(w.id, agent.id)).toBeNull();
+
+        // Deleting the base detaches it from every agent; deleting an agent drops its attachment.
+        await store.knowledge.attachBase(w.id, b.id, agent.id);
+        version = await store.workspaces.agentsVersion(w.id);
+        expect(await store.knowledge.deleteBase(w.id, b.id)).toBe(true);
+        await bumped();
+        expect(await store.knowledge.basesOfAgents(w.id, [agent.id, second.id])).toEqual(new Map());
+        await store.knowledge.attachBase(w.id, a.id, second.id);
+        await store.transaction((repos) => repos.agents.delete(w.id, second.id));
+        expect(await store.knowledge.baseOfAgent(w.id, second.id)).toBeNull();
+      });
 
       it('creates, reads, lists, updates and deletes bases', async () => {
         const w = await workspace();

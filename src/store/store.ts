@@ -3,6 +3,7 @@ import type { Clock } from '../core/index.ts';
 import { actionsRepo } from './actions.ts';
 import { agentsRepo } from './agents.ts';
 import { apiKeysRepo } from './api-keys.ts';
+import { calendarRepo } from './calendar.ts';
 import { chatsRepo } from './chats.ts';
 import { knowledgeRepo, type Transact } from './knowledge.ts';
 import { openDatabase, type Database, type DatabaseOptions, type Db, type DialectName } from './database.ts';
@@ -29,6 +30,7 @@ export function repositories(
     chats: chatsRepo(db, clock),
     actions: actionsRepo(db, clock),
     knowledge: knowledgeRepo(db, clock, dialect, transact),
+    calendar: calendarRepo(db, clock, transact),
   };
 }
 

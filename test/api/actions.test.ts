@@ -91,7 +91,7 @@ forEachStore('actions API', (target) => {
           { name: 'Book', timezone: 'Europe/Paris', no_of_days: 7 },
           'real_time_booking_action_type',
         ],
-        ['CUSTOM_ACTION', CUSTOM, 'custom_action_action_type'],
+        ['CUSTOM_ACTION', CUSTOM, 'custom_action_type'],
       ];
       for (const [kind, config, actionType] of cases) {
         const res = await create({ [kind]: config });

@@ -146,6 +146,9 @@ forEachStore('chats API', (target) => {
         },
         start_timestamp: at,
         transcript: 'Agent: Hello Ann!',
+        executed_actions: {},
+        action_execution_timeline: [],
+        collected_variables: null,
       });
       expect(okBody(await get(id))).toEqual(chat);
     });

@@ -4,8 +4,9 @@ import type { Action, ActionKind } from '../../store/index.ts';
 // How actions read on the wire, and what an agent read shows of its attached actions.
 
 /**
- * `action_type` of each kind. The specification shows the first two; the others follow one rule,
- * the kind in lower case followed by `_action_type`.
+ * `action_type` of each kind. The specification shows the first two; the others are the kind in
+ * lower case followed by `_action_type`, except the custom action's `custom_action_type` (the value
+ * its run records carry, see src/actions).
  */
 export const ACTION_TYPES: Record<ActionKind, string> = {
   INFORMATION_EXTRACTOR: 'extract_info_action_type',
@@ -14,7 +15,7 @@ export const ACTION_TYPES: Record<ActionKind, string> = {
   SEND_SMS: 'send_sms_action_type',
   INCALL_SMS: 'incall_sms_action_type',
   INCALL_WHATSAPP: 'incall_whatsapp_action_type',
-  CUSTOM_ACTION: 'custom_action_action_type',
+  CUSTOM_ACTION: 'custom_action_type',
 };
 
 export function presentAction(action: Action) {

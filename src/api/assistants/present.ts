@@ -5,8 +5,14 @@ import { agentActionFields } from '../actions/present.ts';
 /**
  * The agent as reads return it (WIRE.md section 2). `actions` are its attached actions when the
  * read asked for them (include_actions=true); otherwise `actions` and `input_variables` are empty.
+ * `knowledge_base_id` is the attached knowledge base, if any.
  */
-export function presentAgent(agent: Agent, numbers: PhoneNumber[], actions: Action[] = []) {
+export function presentAgent(
+  agent: Agent,
+  numbers: PhoneNumber[],
+  actions: Action[] = [],
+  knowledgeBaseId: string | null = null,
+) {
   const s = agent.spec;
   return {
     model_id: agent.id,
@@ -21,8 +27,7 @@ export function presentAgent(agent: Agent, numbers: PhoneNumber[], actions: Acti
     max_duration: (s.max_duration as object | undefined) ?? null,
     voicemail_message: (s.voicemail_message as object | undefined) ?? null,
     end_call_reasons: (s.end_call_reasons as string[] | undefined) ?? [],
-    // Knowledge bases attach with a later feature; until then this stays null.
-    knowledge_base_id: null,
+    knowledge_base_id: knowledgeBaseId,
     attached_phone_numbers: numbers.map((n) => ({ number: n.number, sid: n.id, slug: n.slug })),
     ...agentActionFields(actions),
     created_at: toIso(agent.createdAt),

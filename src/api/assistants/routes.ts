@@ -168,9 +168,10 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
         if (!agent) throw agentNotFound(request.params.model_id);
         const numbers = await store.phoneNumbers.attachedTo(ws, [agent.id]);
         const actions = withActions ? await store.actions.attachedTo(ws, [agent.id]) : null;
+        const base = await store.knowledge.baseOfAgent(ws, agent.id);
         return ok({
           pagination: { total_records: 1, limit: 1, offset: 0 },
-          assistants: [presentAgent(agent, numbers.get(agent.id) ?? [], actions?.get(agent.id) ?? [])],
+          assistants: [presentAgent(agent, numbers.get(agent.id) ?? [], actions?.get(agent.id) ?? [], base)],
         });
       });
     },
@@ -195,10 +196,11 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
         const ids = page.items.map((a) => a.id);
         const numbers = await store.phoneNumbers.attachedTo(ws, ids);
         const actions = withActions ? await store.actions.attachedTo(ws, ids) : null;
+        const bases = await store.knowledge.basesOfAgents(ws, ids);
         return ok({
           pagination: { total_records: page.total, limit, offset },
           assistants: page.items.map((a) =>
-            presentAgent(a, numbers.get(a.id) ?? [], actions?.get(a.id) ?? []),
+            presentAgent(a, numbers.get(a.id) ?? [], actions?.get(a.id) ?? [], bases.get(a.id) ?? null),
           ),
         });
       });

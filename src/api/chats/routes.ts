@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { HttpPort } from '../../actions/index.ts';
 import { invalidInput, notFound, systemClock, type Clock } from '../../core/index.ts';
 import { LLMError, type ModelRouter } from '../../providers/index.ts';
 import type { Chat, Store, Workspace } from '../../store/index.ts';
@@ -16,7 +17,7 @@ import {
   ListChatsQuery,
   SendMessageBody,
 } from './schemas.ts';
-import { conflict400, createChatTurns, statusOf, type ChatTurns } from './turns.ts';
+import { conflict400, createChatTurns, stateOf, statusOf, type ChatTurns } from './turns.ts';
 
 const TAG = ['Chats'];
 
@@ -28,6 +29,8 @@ export interface ChatRoutesOptions {
   clock?: Clock;
   /** Shared with the text-message channels so one chat's messages run in order; default: own. */
   turns?: ChatTurns;
+  /** Outbound HTTP of custom actions when `turns` is not given; default: the safe fetch. */
+  http?: HttpPort;
 }
 
 // The spec lists no 404 for chats: unknown ids are 400 not_found (WIRE.md section 1), and a
@@ -38,8 +41,10 @@ const agentNotFound = (id: string) => notFound(`model_id: agent ${id} not found`
 export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (app, options) => {
   const { store, models } = options;
   const clock = options.clock ?? systemClock;
-  const turns = options.turns ?? createChatTurns({ store, models, clock });
-  const { inOrder, session, turn } = turns;
+  const turns =
+    options.turns ??
+    createChatTurns({ store, models, clock, ...(options.http ? { http: options.http } : {}) });
+  const { inOrder, open, turn } = turns;
 
   async function workspaceOf(id: string): Promise<Workspace> {
     const workspace = await store.workspaces.get(id);
@@ -77,7 +82,8 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
       const workspace = keyed ?? (await workspaceOf(agent.workspaceId));
       if (await store.chats.getAnyWorkspace(id)) throw conflict400(`chat_id: chat ${id} already exists`);
       const metadata = (request.body.metadata ?? {}) as Record<string, unknown>;
-      const s = session(agent, workspace, metadata);
+      // The agent's actions: pre-call custom actions run now, before the greeting.
+      const { session: s, actions } = await open(id, agent, workspace, metadata);
       try {
         await s.start();
       } catch (err) {
@@ -90,7 +96,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
         agentId: agent.id,
         channel: 'api',
         metadata,
-        state: s.snapshot(),
+        state: stateOf(s, actions),
         status: statusOf(s),
       });
       if (!chat) throw conflict400(`chat_id: chat ${id} already exists`);

@@ -56,6 +56,25 @@ export const ChatRecord = Type.Object({
   initial_message: Type.Union([AgentTurn, Type.Null()]),
   start_timestamp: Type.String({ format: 'date-time' }),
   transcript: Type.String(),
+  executed_actions: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }), {
+    description: 'The latest run of each action, by action name.',
+  }),
+  action_execution_timeline: Type.Array(Type.Object({}, { additionalProperties: true }), {
+    description: 'One entry per attempt, in order.',
+  }),
+  collected_variables: Type.Union(
+    [
+      Type.Record(
+        Type.String(),
+        Type.Object({
+          value: Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+          collected: Type.Boolean(),
+        }),
+      ),
+      Type.Null(),
+    ],
+    { description: 'Variables collected so far (only collected ones); null when none.' },
+  ),
 });
 
 export const ChatPage = Type.Object({

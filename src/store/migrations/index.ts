@@ -6,6 +6,8 @@ import { chats } from './003-chats.ts';
 import { chatChannels } from './004-chat-channels.ts';
 import { actions } from './005-actions.ts';
 import { knowledge } from './006-knowledge.ts';
+import { agentKnowledge } from './007-agent-knowledge.ts';
+import { calendar } from './008-calendar.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -17,6 +19,8 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '004-chat-channels': chatChannels(dialect),
     '005-actions': actions(dialect),
     '006-knowledge': knowledge(dialect),
+    '007-agent-knowledge': agentKnowledge(dialect),
+    '008-calendar': calendar(dialect),
   };
 }
 

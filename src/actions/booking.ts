@@ -1,0 +1,175 @@
+import { systemClock, type Clock } from '../core/index.ts';
+import type { CalendarPort, TimeRange } from './ports.ts';
+import type { ActionRecorder } from './recorder.ts';
+import { sanitizeToolName, type ActionTool } from './types.ts';
+import { isValidTimeZone, parseZonedIso, toZonedIso } from './zoned-time.ts';
+
+// REAL_TIME_BOOKING (WIRE.md section 8) as two tools over a `CalendarPort`:
+// `<name>_availability` offers up to `max_time_slots` free slots that start at least
+// `min_hours_diff` hours from now and within `no_of_days` days, shown in `timezone`;
+// `<name>_book` books one of the slots offered in this conversation for the lead.
+// Each tool records its attempts under its own (tool) name.
+
+export const REAL_TIME_BOOKING_ACTION_TYPE = 'real_time_booking_action_type';
+
+export interface RealTimeBookingConfig {
+  name: string;
+  timezone: string;
+  no_of_days: number;
+  max_time_slots: number;
+  min_hours_diff: number;
+  /** Which calendar (`builtin`, or the provider's id); the adapter is chosen by the caller. */
+  calendar?: unknown;
+}
+
+export interface RealTimeBookingDeps {
+  calendar: CalendarPort;
+  recorder?: ActionRecorder;
+  clock?: Clock;
+  action_id?: string;
+}
+
+export interface RealTimeBookingTools {
+  availability: ActionTool;
+  book: ActionTool;
+}
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+export function createRealTimeBookingTools(
+  config: RealTimeBookingConfig,
+  deps: RealTimeBookingDeps,
+): RealTimeBookingTools {
+  const clock = deps.clock ?? systemClock;
+  const base = sanitizeToolName(config.name).slice(0, 50);
+  const availabilityName = `${base}_availability`;
+  const bookName = `${base}_book`;
+  const timeZone = isValidTimeZone(config.timezone) ? config.timezone : 'UTC';
+  const hardCoded = {
+    timezone: config.timezone,
+    no_of_days: config.no_of_days,
+    max_time_slots: config.max_time_slots,
+    min_hours_diff: config.min_hours_diff,
+    calendar: config.calendar ?? null,
+  };
+  /** Slots offered in this conversation, by start. */
+  const offered = new Map<number, TimeRange>();
+
+  const availabilitySchema = { type: 'object', properties: {}, additionalProperties: false };
+  const bookSchema = {
+    type: 'object',
+    properties: {
+      start: { type: 'string', description: 'The start of one of the offered slots, exactly as offered.' },
+      name: { type: 'string', description: "The lead's full name." },
+      email: { type: 'string', description: "The lead's email address." },
+    },
+    required: ['start', 'name', 'email'],
+    additionalProperties: false,
+  };
+
+  const availability: ActionTool = {
+    spec: {
+      name: availabilityName,
+      description: `Lists free appointment slots (${config.name}) the lead can book. Times are in ${timeZone}.`,
+      parameters: availabilitySchema,
+    },
+    async execute(args, context) {
+      const attempt = deps.recorder?.start(
+        {
+          name: availabilityName,
+          action_type: REAL_TIME_BOOKING_ACTION_TYPE,
+          action_id: deps.action_id,
+          parameters_hard_coded: hardCoded,
+          parameters_schema: availabilitySchema,
+        },
+        args,
+      );
+      const now = clock.now();
+      const earliest = now + Math.max(0, config.min_hours_diff) * HOUR;
+      const range = { startMs: earliest, endMs: now + Math.max(0, config.no_of_days) * DAY };
+      let slots: TimeRange[];
+      try {
+        slots =
+          range.endMs > range.startMs ? await deps.calendar.freeSlots(range, { signal: context.signal }) : [];
+      } catch (err) {
+        const error = `the calendar could not be read: ${err instanceof Error ? err.message : String(err)}`;
+        attempt?.fail(error);
+        return { result: { ok: false, error } };
+      }
+      const chosen = slots
+        .filter((s) => s.startMs >= earliest && s.startMs < range.endMs)
+        .sort((a, b) => a.startMs - b.startMs)
+        .slice(0, Math.max(0, config.max_time_slots));
+      for (const s of chosen) offered.set(s.startMs, s);
+      const shown = chosen.map((s) => ({
+        start: toZonedIso(s.startMs, timeZone),
+        end: toZonedIso(s.endMs, timeZone),
+      }));
+      attempt?.succeed({ slots: shown });
+      return {
+        result: shown.length
+          ? { ok: true, timezone: timeZone, slots: shown }
+          : { ok: true, timezone: timeZone, slots: [], note: 'no free slots in the coming days' },
+      };
+    },
+  };
+
+  const book: ActionTool = {
+    spec: {
+      name: bookName,
+      description: `Books one of the slots offered by ${availabilityName} for the lead.`,
+      parameters: bookSchema,
+    },
+    async execute(args, context) {
+      const attempt = deps.recorder?.start(
+        {
+          name: bookName,
+          action_type: REAL_TIME_BOOKING_ACTION_TYPE,
+          action_id: deps.action_id,
+          parameters_hard_coded: hardCoded,
+          parameters_schema: bookSchema,
+        },
+        args,
+      );
+      const fail = (error: string) => {
+        attempt?.fail(error);
+        return { result: { ok: false, error } };
+      };
+      const { start, name, email } = args;
+      if (typeof start !== 'string') return fail('the argument "start" is missing');
+      if (typeof name !== 'string' || name.trim() === '') return fail('the argument "name" is missing');
+      if (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim()))
+        return fail('the argument "email" must be an email address');
+      const startMs = parseZonedIso(start);
+      if (startMs === null) return fail('the argument "start" must be an ISO time with an offset');
+      const slot = offered.get(startMs);
+      if (!slot) return fail('slot_not_offered');
+      if (slot.startMs < clock.now()) return fail('slot_in_past');
+      let booked;
+      try {
+        booked = await deps.calendar.book(
+          slot,
+          { name: name.trim(), email: email.trim(), timeZone },
+          { signal: context.signal },
+        );
+      } catch (err) {
+        return fail(`the calendar could not be reached: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (!booked.ok) {
+        if (booked.reason === 'slot_taken') offered.delete(startMs);
+        return fail(booked.reason);
+      }
+      offered.delete(startMs);
+      const value = {
+        booking_id: booked.bookingId,
+        start: toZonedIso(slot.startMs, timeZone),
+        end: toZonedIso(slot.endMs, timeZone),
+      };
+      attempt?.succeed(value);
+      return { result: { ok: true, ...value } };
+    },
+  };
+
+  return { availability, book };
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { createManualClock } from '../core/index.ts';
+import {
+  ActionRecorder,
+  TRANSFER_FAILED_REASONS,
+  chatCallControl,
+  createLiveTransferTool,
+  type CallControlPort,
+  type TransferResult,
+} from './index.ts';
+
+const setup = (result: TransferResult) => {
+  const clock = createManualClock(Date.UTC(2026, 2, 2, 15));
+  const recorder = new ActionRecorder({ call_id: 'c', model_id: 'm', workspace_id: 'w' }, { clock });
+  const requests: unknown[] = [];
+  const said: string[] = [];
+  const callControl: CallControlPort = {
+    async transfer(request) {
+      requests.push(request);
+      said.push('<transfer>');
+      return result;
+    },
+  };
+  return {
+    clock,
+    recorder,
+    requests,
+    said,
+    deps: { callControl, recorder, say: (t: string) => void said.push(t) },
+  };
+};
+
+const config = {
+  name: 'Équipe ventes → humain',
+  phone: '+14155550111',
+  transfer_mode: 'warm_transfer' as const,
+  instructions: 'Transfer when the lead asks for a human.',
+  initiating_msg: 'Let me connect you.',
+  failed_msg: 'Sorry, nobody is available.',
+  timeout: 20,
+};
+
+describe('LIVE_TRANSFER tool', () => {
+  it('says initiating_msg first, transfers warm and records human_connected_at', async () => {
+    const connected = Date.UTC(2026, 2, 2, 15, 0, 12);
+    const { recorder, requests, said, deps } = setup({ ok: true, humanConnectedAt: connected });
+    const tool = createLiveTransferTool(config, deps);
+    expect(tool.spec.name).toBe('quipe_ventes_humain');
+    expect(tool.spec.description).toBe(config.instructions);
+    expect(tool.messageBefore).toBe('Let me connect you.');
+    const out = await tool.execute({}, {});
+    expect(said).toEqual(['Let me connect you.', '<transfer>']);
+    expect(requests).toEqual([{ to: '+14155550111', mode: 'warm', timeoutMs: 20_000 }]);
+    expect(out).toEqual({
+      result: { ok: true, transferred: true, mode: 'warm', human_connected_at: '2026-03-02T15:00:12.000Z' },
+    });
+    expect(recorder.executedActions[config.name]).toMatchObject({
+      action_type: 'transfer_call_action_type',
+      return_value: { human_connected_at: '2026-03-02T15:00:12.000Z' },
+    });
+    expect(recorder.timeline).toMatchObject([{ name: config.name, status: 'success', failed_reason: null }]);
+  });
+
+  it.each(TRANSFER_FAILED_REASONS)(
+    'a failure %s says failed_msg and is recorded with the reason',
+    async (reason) => {
+      const { recorder, deps } = setup({ ok: false, reason });
+      const out = await createLiveTransferTool({ ...config, transfer_mode: 'cold_transfer' }, deps).execute(
+        {},
+        {},
+      );
+      expect(out).toEqual({
+        result: { ok: false, failed_reason: reason },
+        say: 'Sorry, nobody is available.',
+      });
+      expect(recorder.timeline).toMatchObject([{ status: 'failed', failed_reason: reason }]);
+    },
+  );
+
+  it('chats cannot transfer: transfer_method_unsupported, attempts numbered', async () => {
+    const clock = createManualClock();
+    const recorder = new ActionRecorder({ call_id: 'chat', model_id: 'm', workspace_id: 'w' }, { clock });
+    const tool = createLiveTransferTool(
+      { name: 'human', phone: '+14155550111' },
+      { callControl: chatCallControl, recorder },
+    );
+    const first = await tool.execute({}, {});
+    await tool.execute({}, {});
+    expect(first).toEqual({ result: { ok: false, failed_reason: 'transfer_method_unsupported' } });
+    expect(recorder.timeline.map((t) => [t.attempt, t.status, t.failed_reason])).toEqual([
+      [1, 'failed', 'transfer_method_unsupported'],
+      [2, 'failed', 'transfer_method_unsupported'],
+    ]);
+  });
+});
