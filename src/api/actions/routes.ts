@@ -265,47 +265,32 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     },
   );
 
-  app.post(
-    '/actions/attach',
-    {
-      schema: {
-        tags: TAG,
-        summary: 'Attach actions to an agent (all or none)',
-        body: AttachActionsBody,
-        response: { 200: AttachResponse, ...errorResponses(400, 401, 404) },
+  // Attach and detach differ only in the change they make; both are all-or-nothing and answer
+  // with the agent's attached actions afterwards.
+  for (const [path, summary, change] of [
+    ['/actions/attach', 'Attach actions to an agent (all or none)', 'attach'],
+    ['/actions/detach', 'Detach actions from an agent (all or none)', 'detach'],
+  ] as const) {
+    app.post(
+      path,
+      {
+        schema: {
+          tags: TAG,
+          summary,
+          body: AttachActionsBody,
+          response: { 200: AttachResponse, ...errorResponses(400, 401, 404) },
+        },
       },
-    },
-    async (request) => {
-      const ws = request.workspace.id;
-      const { model_id, actions } = request.body;
-      const attached = await store.transaction(async (repos) => {
-        const agent = await agentAndActions(repos, ws, model_id, actions);
-        await repos.actions.attach(ws, agent.id, actions);
-        return (await repos.actions.attachedTo(ws, [agent.id])).get(agent.id) ?? [];
-      });
-      return ok({ model_id, actions: attached.map((a) => a.id) });
-    },
-  );
-
-  app.post(
-    '/actions/detach',
-    {
-      schema: {
-        tags: TAG,
-        summary: 'Detach actions from an agent (all or none)',
-        body: AttachActionsBody,
-        response: { 200: AttachResponse, ...errorResponses(400, 401, 404) },
+      async (request) => {
+        const ws = request.workspace.id;
+        const { model_id, actions } = request.body;
+        const attached = await store.transaction(async (repos) => {
+          const agent = await agentAndActions(repos, ws, model_id, actions);
+          await repos.actions[change](ws, agent.id, actions);
+          return (await repos.actions.attachedTo(ws, [agent.id])).get(agent.id) ?? [];
+        });
+        return ok({ model_id, actions: attached.map((a) => a.id) });
       },
-    },
-    async (request) => {
-      const ws = request.workspace.id;
-      const { model_id, actions } = request.body;
-      const attached = await store.transaction(async (repos) => {
-        const agent = await agentAndActions(repos, ws, model_id, actions);
-        await repos.actions.detach(ws, agent.id, actions);
-        return (await repos.actions.attachedTo(ws, [agent.id])).get(agent.id) ?? [];
-      });
-      return ok({ model_id, actions: attached.map((a) => a.id) });
-    },
-  );
+    );
+  }
 };
