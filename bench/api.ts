@@ -8,10 +8,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  BENCH_API_KEY,
   freePort,
   machine,
   markdownTable,
   measure,
+  startParley,
   startServer,
   tempDir,
   textTable,
@@ -23,7 +25,7 @@ import {
 export const TARGET_RATIO = 0.5;
 const AGENT_COUNT = 1000;
 const SEED_CONCURRENCY = 10;
-const API_KEY = 'pk_bench_0123456789abcdefghijklmnopqrstuvwxyz';
+const API_KEY = BENCH_API_KEY;
 
 export interface CaseContext {
   command: string;
@@ -110,20 +112,7 @@ export async function runApiCase(ctx: CaseContext): Promise<void> {
   const auth = { authorization: `Bearer ${API_KEY}` };
 
   // 1. Parley, in a child process, on SQLite in a fresh data dir.
-  const dataDir = tempDir('data');
-  const parley = await startServer({
-    name: 'parley',
-    script: 'bench/servers/parley.ts',
-    nodeArgs: process.env.BENCH_PARLEY_NODE_ARGS?.split(/\s+/).filter(Boolean),
-    env: {
-      PORT: String(await freePort()),
-      PARLEY_DATA_DIR: dataDir,
-      PARLEY_DATABASE_URL: '',
-      PARLEY_BOOTSTRAP_API_KEY: API_KEY,
-      PARLEY_LOG_LEVEL: 'warn',
-    },
-  });
-  console.log(`parley listening on ${parley.url} (pid ${parley.pid}), data dir ${dataDir}`);
+  const parley = await startParley('parley', 'bench/servers/parley.ts');
 
   // 2. Seed the agents and pick one from the middle.
   const seedStart = performance.now();

@@ -19,9 +19,11 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import type { CaseContext } from './api.ts';
 import {
+  BENCH_API_KEY,
   freePort,
   machine,
   markdownTable,
+  startParley,
   startServer,
   tempDir,
   textTable,
@@ -31,7 +33,7 @@ import {
 import { ZERO_LLM_REPLY } from './zero-llm.ts';
 
 export const TARGET_OVERHEAD_P50_MS = 3;
-const API_KEY = 'pk_bench_0123456789abcdefghijklmnopqrstuvwxyz';
+const API_KEY = BENCH_API_KEY;
 const HOST = '127.0.0.1';
 /** Chats in one rotation window: a message goes to each in turn. */
 const CHATS_PER_WINDOW = 200;
@@ -342,20 +344,7 @@ export async function runChatCase(ctx: CaseContext): Promise<void> {
   const auth = { authorization: `Bearer ${API_KEY}` };
 
   // 1. Parley on the zero-latency model, on SQLite in a fresh data dir.
-  const dataDir = tempDir('chat-data');
-  const parley = await startServer({
-    name: 'parley-chat',
-    script: 'bench/servers/parley-chat.ts',
-    nodeArgs: process.env.BENCH_PARLEY_NODE_ARGS?.split(/\s+/).filter(Boolean),
-    env: {
-      PORT: String(await freePort()),
-      PARLEY_DATA_DIR: dataDir,
-      PARLEY_DATABASE_URL: '',
-      PARLEY_BOOTSTRAP_API_KEY: API_KEY,
-      PARLEY_LOG_LEVEL: 'warn',
-    },
-  });
-  console.log(`parley listening on ${parley.url} (pid ${parley.pid}), data dir ${dataDir}`);
+  const parley = await startParley('parley-chat', 'bench/servers/parley-chat.ts');
 
   // 2. The agent, and one message to check the answer and capture the body for the baseline.
   const created = await postJson(`${parley.url}/v2/assistants`, auth, CHAT_AGENT);

@@ -149,6 +149,31 @@ export async function startServer(opts: {
   return { name, url, pid: child.pid!, stop };
 }
 
+/** The bootstrap key the bench's Parley servers are started with. */
+export const BENCH_API_KEY = 'pk_bench_0123456789abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * A Parley server script in a child process, on SQLite in a fresh temp data dir, logging warnings
+ * only, with BENCH_API_KEY as its key (BENCH_PARLEY_NODE_ARGS adds node flags, e.g. --cpu-prof).
+ */
+export async function startParley(name: string, script: string): Promise<ChildServer & { dataDir: string }> {
+  const dataDir = tempDir(`${name}-data`);
+  const server = await startServer({
+    name,
+    script,
+    nodeArgs: process.env.BENCH_PARLEY_NODE_ARGS?.split(/\s+/).filter(Boolean),
+    env: {
+      PORT: String(await freePort()),
+      PARLEY_DATA_DIR: dataDir,
+      PARLEY_DATABASE_URL: '',
+      PARLEY_BOOTSTRAP_API_KEY: BENCH_API_KEY,
+      PARLEY_LOG_LEVEL: 'warn',
+    },
+  });
+  console.log(`${name} listening on ${server.url} (pid ${server.pid}), data dir ${dataDir}`);
+  return { ...server, dataDir };
+}
+
 // ---- load ----------------------------------------------------------------------------------------
 
 export interface LoadSettings {

@@ -1,21 +1,4 @@
-// Benchmark server: Parley as `parley serve` builds it, from the environment (HOST, PORT,
-// PARLEY_DATA_DIR, PARLEY_BOOTSTRAP_API_KEY, PARLEY_LOG_LEVEL...). Prints `LISTENING <url>` once
-// ready and closes cleanly on SIGTERM/SIGINT (so `--cpu-prof` can write its profile).
-import { createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/core/index.ts';
+// Benchmark server: Parley exactly as `parley serve` builds it (see serve-parley.ts).
+import { serveParley } from './serve-parley.ts';
 
-const app = await createApp(loadConfig());
-const url = await app.listen();
-process.stdout.write(`LISTENING ${url}\n`);
-
-let closing = false;
-const stop = () => {
-  if (closing) return;
-  closing = true;
-  app.close().then(
-    () => process.exit(0),
-    () => process.exit(1),
-  );
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+await serveParley();
