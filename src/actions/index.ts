@@ -57,7 +57,7 @@ export {
   type HttpRequest,
   type HttpResponse,
   type SafeFetchOptions,
-} from './http.ts';
+} from '../core/index.ts';
 export { fillJsonBody, fillText, fillUrl } from './template.ts';
 export {
   TRANSFER_FAILED_REASONS,

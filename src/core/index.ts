@@ -5,3 +5,4 @@ export * from './logger.ts';
 export * from './phone.ts';
 export * from './plans.ts';
 export * from './config.ts';
+export * from './http.ts';

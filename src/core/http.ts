@@ -2,9 +2,9 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { ParleyError } from '../core/index.ts';
+import { ParleyError } from './errors.ts';
 
-// Outbound HTTP for actions (DESIGN.md section 7): http/https only; every address a host
+// Outbound HTTP for actions, webhooks and web sources (DESIGN.md section 7): http/https only; every address a host
 // resolves to is checked at connect time (the check sits in the socket's `lookup`, so a DNS
 // answer cannot change between check and connect) and IP literals before any connection;
 // loopback, private, link-local, CGNAT, unique-local, unspecified and similar addresses are
