@@ -5,6 +5,7 @@ import { runLLMContract } from '../testing/index.ts';
 import { collectChat } from './collect.ts';
 import { createOpenAILLM, type OpenAILLMOptions } from './openai.ts';
 import { LLMError, type ChatChunk, type ChatRequest, type LLMErrorCode } from './types.ts';
+import { systemClock } from '../../core/index.ts';
 
 // The OpenAI adapter against a server that speaks the real wire protocol: what is tested is the
 // adapter together with the official SDK (HTTP, SSE parsing, retries, timeouts).
@@ -199,7 +200,7 @@ describe('createOpenAILLM', () => {
 
   it('takes its timings from the clock it was given', async () => {
     let t = 1_000;
-    const llm = await setup({ clock: { now: () => (t += 10) } });
+    const llm = await setup({ clock: { now: () => (t += 10), sleep: systemClock.sleep } });
     server.script({ text: 'one two three' });
     const result = await collectChat(llm.chat(request()));
     expect(result.timings.startedAt).toBe(1_010);
