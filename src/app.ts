@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/index.ts';
 import { createLogger, systemClock, type Clock, type Config, type Logger } from './core/index.ts';
-import type { MessagingDeps } from './api/index.ts';
+import type { MessagingDeps } from './runtime/index.ts';
 import {
   createBuiltinLLM,
   createModelRouter,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { describe } from 'vitest';
-import { buildApi, type MessagingDeps } from '../src/api/index.ts';
+import { buildApi } from '../src/api/index.ts';
+import type { MessagingDeps } from '../src/runtime/index.ts';
 import { silentLogger, systemClock, type Clock, type Plan } from '../src/core/index.ts';
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
 import { createScriptedLLM } from '../src/providers/testing/scripted-llm.ts';

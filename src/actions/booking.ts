@@ -143,7 +143,26 @@ export function createRealTimeBookingTools(
         return fail('the argument "email" must be an email address');
       const startMs = parseZonedIso(start);
       if (startMs === null) return fail('the argument "start" must be an ISO time with an offset');
-      const slot = offered.get(startMs);
+      // A slot offered earlier in this tool's life, or, when the tools were rebuilt since (a chat
+      // builds them per message), a slot the calendar still shows free within the action's rules.
+      let slot = offered.get(startMs);
+      if (!slot) {
+        const now = clock.now();
+        const inRules =
+          startMs >= now + Math.max(0, config.min_hours_diff) * HOUR &&
+          startMs < now + Math.max(0, config.no_of_days) * DAY;
+        if (inRules) {
+          try {
+            const free = await deps.calendar.freeSlots(
+              { startMs, endMs: startMs + 1 },
+              { signal: context.signal },
+            );
+            slot = free.find((s) => s.startMs === startMs);
+          } catch {
+            slot = undefined;
+          }
+        }
+      }
       if (!slot) return fail('slot_not_offered');
       if (slot.startMs < clock.now()) return fail('slot_in_past');
       let booked;

@@ -1,4 +1,9 @@
-import { DEFAULT_MAX_RESPONSE_BYTES, OutboundHttpError, type HttpPort, type HttpResponse } from '../core/index.ts';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  OutboundHttpError,
+  type HttpPort,
+  type HttpResponse,
+} from '../core/index.ts';
 import type { ActionRecorder } from './recorder.ts';
 import { fillJsonBody, fillText, fillUrl, mergeValues } from './template.ts';
 import { sanitizeToolName, type ActionTool, type ActionVariables } from './types.ts';

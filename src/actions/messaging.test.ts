@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createManualClock } from '../core/index.ts';
 import { createSimMessaging, type Messaging, type SimMessaging } from '../providers/index.ts';
 import {
@@ -112,7 +112,7 @@ describe('INCALL_SMS / INCALL_WHATSAPP tools', () => {
       { ...deps, replies: simReplies(sim) },
     );
     const pending = tool.execute({}, {});
-    await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(sim.sent()).toHaveLength(1));
     await sim.deliverInbound({ channel: 'sms', from: LEAD, to: OURS, body: 'YES' });
     const out = await pending;
     expect(out.result).toMatchObject({ ok: true, reply: 'YES' });
@@ -121,14 +121,16 @@ describe('INCALL_SMS / INCALL_WHATSAPP tools', () => {
   });
 
   it('fails with reason timeout when no reply comes in time', async () => {
-    const { sim, recorder, deps } = setup();
+    const { sim, recorder, deps, clock } = setup();
     const tool = createInCallWhatsAppTool(
-      { name: 'ask', message_body: 'Reply?', wait_for_reply: true, timeout_seconds: 0.1 },
+      { name: 'ask', message_body: 'Reply?', wait_for_reply: true, timeout_seconds: 30 },
       { ...deps, replies: simReplies(sim) },
     );
-    const started = Date.now();
-    const out = await tool.execute({}, {});
-    expect(Date.now() - started).toBeLessThan(1000);
+    const pending = tool.execute({}, {});
+    await clock.tick(29_999);
+    expect(recorder.timeline).toMatchObject([{ status: 'started' }]);
+    await clock.tick(1);
+    const out = await pending;
     expect(out.result).toMatchObject({ ok: false, error: 'timeout' });
     expect(sim.sent()).toHaveLength(1);
     expect(recorder.timeline).toMatchObject([{ status: 'failed', failed_reason: 'timeout' }]);

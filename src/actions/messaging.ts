@@ -171,10 +171,11 @@ function createInCallMessageTool(
         const waiting = new AbortController();
         const abort = () => waiting.abort();
         context.signal?.addEventListener('abort', abort, { once: true });
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const timedOut = new Promise<'timeout'>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), timeoutSeconds * 1000);
-        });
+        // The wait goes through the clock (a manual clock in tests) and ends with the reply race.
+        const timedOut = clock.sleep(timeoutSeconds * 1000, waiting.signal).then(
+          () => 'timeout' as const,
+          () => 'timeout' as const,
+        );
         try {
           const reply = await Promise.race([
             deps.replies.waitForReply({ channel, from: deps.to, to: deps.from, sinceMs }, waiting.signal),
@@ -185,7 +186,6 @@ function createInCallMessageTool(
         } catch (err) {
           return fail(context.signal?.aborted ? 'aborted' : errorText(err), value);
         } finally {
-          clearTimeout(timer);
           waiting.abort();
           context.signal?.removeEventListener('abort', abort);
         }

@@ -1,4 +1,4 @@
 export { buildApi, type ApiDeps } from './server.ts';
 export { createMetricsRegistry } from './metrics.ts';
 export { MISSING_AUTH, INVALID_KEY } from './auth.ts';
-export { WHATSAPP_WINDOW_MS, type MessagingDeps } from './messaging/channels.ts';
+export { WHATSAPP_WINDOW_MS } from './messaging/channels.ts';

@@ -2,9 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import { createSafeFetch } from '../actions/index.ts';
-import { systemClock, type Clock, type Logger } from '../core/index.ts';
+import { createSafeFetch, systemClock, type Clock, type Logger } from '../core/index.ts';
 import { createSimMessaging, type ModelRouter } from '../providers/index.ts';
+import {
+  createConversationServices,
+  type ConversationServices,
+  type MessagingDeps,
+} from '../runtime/index.ts';
 import type { Store } from '../store/index.ts';
 import { actionRoutes } from './actions/routes.ts';
 import { assistantRoutes } from './assistants/routes.ts';
@@ -14,8 +18,9 @@ import { createChatTurns } from './chats/turns.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerHealth } from './health.ts';
 import { createMetricsRegistry, registerMetrics } from './metrics.ts';
-import { createChatChannels, type MessagingDeps } from './messaging/channels.ts';
+import { createChatChannels } from './messaging/channels.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
+import { calendarRoutes } from './calendar/routes.ts';
 import { messagingRoutes } from './messaging/routes.ts';
 import { numberRoutes } from './numbers/routes.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -43,6 +48,8 @@ export interface ApiDeps {
   messaging?: MessagingDeps;
   /** Knowledge fetches and custom actions may call private addresses (PARLEY_ALLOW_PRIVATE_NETWORK). */
   allowPrivateNetwork?: boolean;
+  /** The conversation services shared with calls; default: built from the deps above. */
+  services?: ConversationServices;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -98,26 +105,32 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await v2.register(assistantRoutes, { store: deps.store });
       await v2.register(numberRoutes, { store: deps.store });
       await v2.register(actionRoutes, { store: deps.store });
+      await v2.register(calendarRoutes, { store: deps.store, clock });
       await v2.register(knowledgeRoutes, {
         store: deps.store,
         allowPrivateNetwork: deps.allowPrivateNetwork ?? false,
       });
       await v2.register(subaccountRoutes, { store: deps.store, auth });
       await v2.register(workspaceRoutes, { store: deps.store, auth });
+      const services =
+        deps.services ??
+        createConversationServices({
+          repos: deps.store,
+          models: deps.models,
+          clock,
+          http: createSafeFetch({ allowPrivateNetwork: deps.allowPrivateNetwork ?? false }),
+          messaging: deps.messaging ?? { sim: createSimMessaging({ clock }) },
+        });
       // One turn runner for both chat paths, so one chat's messages run in order whichever way they came.
-      const turns = createChatTurns({
-        store: deps.store,
-        models: deps.models,
-        clock,
-        http: createSafeFetch({ allowPrivateNetwork: deps.allowPrivateNetwork ?? false }),
-      });
+      const turns = createChatTurns({ store: deps.store, runtime: services.runtime, clock });
       const channels = createChatChannels({
         store: deps.store,
         turns,
-        messaging: deps.messaging ?? { sim: createSimMessaging({ clock }) },
+        hub: services.messaging,
+        replies: services.replies,
         clock,
       });
-      await v2.register(chatRoutes, { store: deps.store, models: deps.models, clock, turns });
+      await v2.register(chatRoutes, { store: deps.store, clock, turns });
       await v2.register(messagingRoutes, {
         store: deps.store,
         turns,

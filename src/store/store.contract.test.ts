@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualClock, isUuid, systemClock, type Clock, type ManualClock } from '../core/index.ts';
+import { createManualClock, isUuid, type Clock, type ManualClock } from '../core/index.ts';
 import {
   bootstrapWorkspace,
   createStore,
@@ -74,7 +74,7 @@ async function bootstrapProcess(options: DatabaseOptions, key: string) {
   const script = `
     const { createStore, bootstrapWorkspace } = await import(${JSON.stringify(STORE_MODULE)});
     const options = JSON.parse(process.env.PARLEY_CONTRACT_OPTIONS);
-    const store = await createStore(options, systemClock);
+    const store = await createStore(options, { now: () => Date.now(), sleep: async () => {} });
     try {
       await store.isReady();
       process.stdout.write('ready\\n');

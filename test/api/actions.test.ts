@@ -192,6 +192,36 @@ forEachStore('actions API', (target) => {
         'REAL_TIME_BOOKING',
         'timezone',
       ]);
+      // The calendar: builtin (default) or Cal.com with a key and an event type; nothing else.
+      const booking = (calendar: unknown) => ({
+        REAL_TIME_BOOKING: { name: 'x', timezone: 'Europe/Paris', calendar },
+      });
+      expectFieldError(await create(booking('google-42')), ['body', 'REAL_TIME_BOOKING', 'calendar']);
+      expectFieldError(await create(booking({ provider: 'outlook' })), [
+        'body',
+        'REAL_TIME_BOOKING',
+        'calendar',
+        'provider',
+      ]);
+      expectFieldError(await create(booking({ provider: 'calcom', event_type_id: 7 })), [
+        'body',
+        'REAL_TIME_BOOKING',
+        'calendar',
+        'api_key',
+      ]);
+      expectFieldError(await create(booking({ provider: 'calcom', api_key: 'k', event_type_id: 'seven' })), [
+        'body',
+        'REAL_TIME_BOOKING',
+        'calendar',
+        'event_type_id',
+      ]);
+      expectFieldError(
+        await create(booking({ provider: 'calcom', api_key: 'k', event_type_id: 7, base_url: 'ftp://x' })),
+        ['body', 'REAL_TIME_BOOKING', 'calendar', 'base_url'],
+      );
+      for (const ok of ['builtin', { provider: 'calcom', api_key: 'k', event_type_id: 7 }]) {
+        expect((await create(booking(ok))).statusCode).toBe(200);
+      }
       expectFieldError(await create({ CUSTOM_ACTION: { name: 'x', url: 'https://a.example' } }), [
         'body',
         'CUSTOM_ACTION',

@@ -8,6 +8,7 @@ import {
   type Repositories,
   type Store,
 } from '../../store/index.ts';
+import { parseCalendarRef } from '../../runtime/index.ts';
 import { isTimeZone } from '../assistants/rules.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
@@ -79,14 +80,19 @@ function checkConfig(kind: ActionKind, c: Config): void {
         );
       }
       return;
-    case 'REAL_TIME_BOOKING':
+    case 'REAL_TIME_BOOKING': {
       if (!isTimeZone(String(c.timezone))) {
         throw invalidInput(
           `body.${kind}.timezone "${String(c.timezone)}" is not an IANA time zone`,
           loc('timezone'),
         );
       }
+      const calendar = parseCalendarRef(c.calendar);
+      if (!calendar.ok) {
+        throw invalidInput(`body.${kind}.${calendar.message}`, ['body', kind, ...calendar.field.split('.')]);
+      }
       return;
+    }
     case 'CUSTOM_ACTION': {
       checkUrl(c.url, [kind, 'url']);
       const body = c.json_body_stringified;

@@ -1,7 +1,7 @@
 import { toIso } from '../../core/index.ts';
 import { formatTranscript, type SessionSnapshot } from '../../conversation/index.ts';
 import type { Chat } from '../../store/index.ts';
-import { presentChatActions } from './actions.ts';
+import { presentActions } from '../../runtime/index.ts';
 
 // The chat record of WIRE.md section 6, from what the store holds.
 
@@ -81,7 +81,7 @@ export function presentChat(chat: Chat) {
     initial_message: initial,
     start_timestamp: toIso(chat.createdAt),
     transcript: formatTranscript(snapshotOf(chat).turns, 'chat'),
-    ...presentChatActions(chat),
+    ...presentActions(chat.state),
   };
 }
 

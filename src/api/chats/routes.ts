@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { HttpPort } from '../../actions/index.ts';
-import { invalidInput, notFound, systemClock, type Clock } from '../../core/index.ts';
-import { LLMError, type ModelRouter } from '../../providers/index.ts';
+import { invalidInput, notFound, type Clock } from '../../core/index.ts';
+import { LLMError } from '../../providers/index.ts';
 import type { Chat, Store, Workspace } from '../../store/index.ts';
 import { keyWorkspace } from '../auth.ts';
 import { ok } from '../envelope.ts';
@@ -17,7 +16,7 @@ import {
   ListChatsQuery,
   SendMessageBody,
 } from './schemas.ts';
-import { conflict400, createChatTurns, stateOf, statusOf, type ChatTurns } from './turns.ts';
+import { conflict400, stateOf, statusOf, type ChatTurns } from './turns.ts';
 
 const TAG = ['Chats'];
 
@@ -25,12 +24,9 @@ export { FALLBACK_LLM_FAILURE } from './turns.ts';
 
 export interface ChatRoutesOptions {
   store: Store;
-  models: ModelRouter;
   clock?: Clock;
-  /** Shared with the text-message channels so one chat's messages run in order; default: own. */
-  turns?: ChatTurns;
-  /** Outbound HTTP of custom actions when `turns` is not given; default: the safe fetch. */
-  http?: HttpPort;
+  /** Shared with the text-message channels so one chat's messages run in order. */
+  turns: ChatTurns;
 }
 
 // The spec lists no 404 for chats: unknown ids are 400 not_found (WIRE.md section 1), and a
@@ -39,11 +35,7 @@ const chatNotFound = (id: string) => notFound(`chat ${id} not found`, 400);
 const agentNotFound = (id: string) => notFound(`model_id: agent ${id} not found`, 400);
 
 export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (app, options) => {
-  const { store, models } = options;
-  const clock = options.clock ?? systemClock;
-  const turns =
-    options.turns ??
-    createChatTurns({ store, models, clock, ...(options.http ? { http: options.http } : {}) });
+  const { store, turns } = options;
   const { inOrder, open, turn } = turns;
 
   async function workspaceOf(id: string): Promise<Workspace> {
@@ -83,7 +75,8 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
       if (await store.chats.getAnyWorkspace(id)) throw conflict400(`chat_id: chat ${id} already exists`);
       const metadata = (request.body.metadata ?? {}) as Record<string, unknown>;
       // The agent's actions: pre-call custom actions run now, before the greeting.
-      const { session: s, actions } = await open(id, agent, workspace, metadata);
+      const conversation = await open({ chatId: id, agent, workspace, metadata });
+      const s = conversation.session;
       try {
         await s.start();
       } catch (err) {
@@ -96,7 +89,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
         agentId: agent.id,
         channel: 'api',
         metadata,
-        state: stateOf(s, actions),
+        state: stateOf(conversation),
         status: statusOf(s),
       });
       if (!chat) throw conflict400(`chat_id: chat ${id} already exists`);

@@ -1,30 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { invalidInput, slugOf, systemClock, type Clock } from '../../core/index.ts';
-import {
-  MessagingError,
-  type InboundMessage,
-  type InboundParser,
-  type Messaging,
-  type OutboundMessage,
-  type SentMessage,
-  type SimMessaging,
-  type SimSentMessage,
-} from '../../providers/index.ts';
+import { slugOf, systemClock, type Clock } from '../../core/index.ts';
+import { MessagingError, type InboundMessage, type Messaging } from '../../providers/index.ts';
+import { adapterName, type MessagingHub, type ReplyHub } from '../../runtime/index.ts';
 import type { Store } from '../../store/index.ts';
 import { MAX_MESSAGE_CHARS } from '../chats/schemas.ts';
 import { conflict400, type ChatTurns, type TurnOutcome } from '../chats/turns.ts';
 
-// Chats over text messages (SMS, WhatsApp): which adapter serves a number, sending with a record
-// of which workspace sent what through the sim, and the shared handling of an inbound message
-// (find the ongoing chat of the pair, run the turn as POST /chat/{id}/messages does, send the
+// Chats over text messages (SMS, WhatsApp): sending goes through the runtime's messaging hub;
+// here is the shared handling of an inbound message (a waiting messaging action's reply, else
+// find the ongoing chat of the pair, run the turn as POST /chat/{id}/messages does, send the
 // agent's answer back through the same adapter).
-
-export interface MessagingDeps {
-  /** Serves every number whose provider is not `twilio`. */
-  sim: SimMessaging;
-  /** Serves numbers with provider `twilio`; absent when Twilio is not configured. */
-  twilio?: { messaging: Messaging; inbound: InboundParser };
-}
 
 /** WhatsApp's customer-service window: free text only within 24 h of the user's last message. */
 export const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -34,14 +19,7 @@ export interface InboundOutcome {
   turn: TurnOutcome;
 }
 
-export interface ChatChannels {
-  readonly messaging: MessagingDeps;
-  /** The adapter of a number's provider; a 400 naming `field` when it is not configured. */
-  adapterFor(provider: string, field: string[]): Messaging;
-  /** Sends one message for a workspace (the sim outbox remembers whose it is). */
-  send(workspaceId: string, adapter: Messaging, message: OutboundMessage): Promise<SentMessage>;
-  /** The workspace's messages in the sim outbox, newest first. */
-  simOutbox(workspaceId: string): SimSentMessage[];
+export interface ChatChannels extends Pick<MessagingHub, 'messaging' | 'adapterFor' | 'send' | 'simOutbox'> {
   /**
    * Continues the ongoing chat of an inbound message's pair (only in `workspaceId` when given)
    * and sends the answer back through `via`; null when the message was ignored (no ongoing chat).
@@ -54,47 +32,29 @@ export interface ChatChannels {
   ): Promise<InboundOutcome | null>;
 }
 
-const adapterName = (provider: string | undefined) => (provider === 'twilio' ? 'twilio' : 'sim');
-
 export function createChatChannels(options: {
   store: Store;
   turns: ChatTurns;
-  messaging: MessagingDeps;
+  hub: MessagingHub;
+  /** Waiting messaging actions take their replies first. */
+  replies?: ReplyHub;
   clock?: Clock;
 }): ChatChannels {
-  const { store, turns, messaging } = options;
+  const { store, turns, hub } = options;
   const clock = options.clock ?? systemClock;
-  /** Sim message id -> the workspace that sent it (the sim itself knows no workspaces). */
-  const simOwners = new Map<string, string>();
 
   const channels: ChatChannels = {
-    messaging,
-
-    adapterFor(provider, field) {
-      if (adapterName(provider) === 'sim') return messaging.sim;
-      if (!messaging.twilio) {
-        throw invalidInput(
-          `${field.join('.')}: the number's provider is twilio, but Twilio messaging is not configured on this server (PARLEY_TWILIO_ACCOUNT_SID and PARLEY_TWILIO_AUTH_TOKEN)`,
-          field,
-        );
-      }
-      return messaging.twilio.messaging;
-    },
-
-    async send(workspaceId, adapter, message) {
-      const sent = await adapter.send(message);
-      if (adapter === messaging.sim) simOwners.set(sent.id, workspaceId);
-      return sent;
-    },
-
-    simOutbox(workspaceId) {
-      return messaging.sim
-        .sent()
-        .filter((m) => simOwners.get(m.id) === workspaceId)
-        .reverse();
-    },
+    messaging: hub.messaging,
+    adapterFor: hub.adapterFor,
+    send: hub.send,
+    simOutbox: hub.simOutbox,
 
     async receive(message, via, scope, log) {
+      const reply = { channel: message.channel, from: message.from, to: message.to, body: message.body };
+      if (options.replies?.offer({ ...reply, receivedAt: clock.now() })) {
+        log.info({ channel: message.channel }, 'inbound message taken as the reply to a messaging action');
+        return null;
+      }
       const pair = { channel: message.channel, ownNumber: message.to, remoteNumber: message.from };
       const found = await store.chats.findOngoing(pair, scope.workspaceId);
       if (!found || found.ownNumber === null || found.remoteNumber === null) {

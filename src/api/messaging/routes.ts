@@ -14,7 +14,7 @@ import { MessagingError, type InboundMessage, type OutboundMessage } from '../..
 import type { Store } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
-import { statusOf, type ChatTurns } from '../chats/turns.ts';
+import { stateOf, statusOf, type ChatTurns } from '../chats/turns.ts';
 import { WHATSAPP_WINDOW_MS, type ChatChannels } from './channels.ts';
 import {
   OutboundChatBody,
@@ -91,10 +91,20 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
       const metadata: Record<string, unknown> = { ...(body.custom_variables ?? {}) };
       const opening =
         body.initial_message ?? (body.template ? `[template ${body.template.content_sid}]` : undefined);
-      const session = turns.session(agent, workspace, metadata, undefined, {
-        greeting_message_mode: 'agent_static',
-        ...(opening !== undefined ? { greeting_message: opening } : {}),
+      // The chat's id is known before the first send, so the action records carry it.
+      const chatId = randomUUID();
+      const conversation = await turns.open({
+        chatId,
+        agent,
+        workspace,
+        metadata,
+        party: { ourNumber: from, leadNumber: to },
+        overrides: {
+          greeting_message_mode: 'agent_static',
+          ...(opening !== undefined ? { greeting_message: opening } : {}),
+        },
       });
+      const session = conversation.session;
       const text = (await session.start()).reply;
       if (!text) {
         throw invalidInput(
@@ -136,11 +146,11 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
       }
       // Created only once the message is out: a refused send leaves no chat behind.
       const chat = await store.chats.create(workspace.id, {
-        id: randomUUID(),
+        id: chatId,
         agentId: agent.id,
         channel: body.channel,
         metadata,
-        state: session.snapshot(),
+        state: stateOf(conversation),
         status: statusOf(session),
         ownNumber: from,
         remoteNumber: to,

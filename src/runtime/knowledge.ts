@@ -1,0 +1,57 @@
+import { retrieve } from '../knowledge/index.ts';
+import type { Agent, Repositories } from '../store/index.ts';
+
+// Knowledge for a conversation: the agent's knowledge base, consulted on a user turn when the
+// base's `rag_use_condition` allows it, without a model call (zero added latency, the same
+// answer every time; docs/api-notes.md "Knowledge bases"):
+// - empty, `always`, `every turn`: every user turn;
+// - `never`, `off`, `disabled`: never (the base stays attached but unused);
+// - any other text: the turn is a question (a `?`, or it starts with a question word or a
+//   request such as "tell me"), or it shares a meaningful word (4+ letters, by its first five
+//   letters, stop words left out) with the condition.
+
+const ALWAYS = new Set(['', 'always', 'every turn', 'always use', 'all']);
+const NEVER = new Set(['never', 'off', 'disabled', 'none']);
+
+const QUESTION_START =
+  /^(what|whats|what's|when|where|which|who|whom|whose|why|how|is|are|am|was|were|do|does|did|can|could|should|would|will|may|might|have|has|tell me|explain|describe|i (want|need|would like) to know|i'm wondering|i wonder)\b/;
+
+const STOP = new Set(
+  'about asks asked asking question questions user users caller callers customer customers lead leads when whenever where what which that this those these with from into only them they their there have has will would should could your ours ours mention mentions mentioned talks talk says said something anything regarding related information info details specific specifically'.split(
+    ' ',
+  ),
+);
+
+function words(text: string): string[] {
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKD')
+      .match(/\p{L}+/gu) ?? []
+  ).filter((w) => w.length >= 4 && !STOP.has(w));
+}
+
+/** Whether the knowledge base is consulted for `userText` under `condition`. */
+export function ragConditionAllows(condition: string, userText: string): boolean {
+  const c = condition
+    .trim()
+    .toLowerCase()
+    .replace(/[.!]+$/, '');
+  if (ALWAYS.has(c)) return true;
+  if (NEVER.has(c)) return false;
+  const text = userText.trim().toLowerCase();
+  if (text.includes('?') || QUESTION_START.test(text)) return true;
+  const wanted = new Set(words(c).map((w) => w.slice(0, 5)));
+  return words(text).some((w) => wanted.has(w.slice(0, 5)));
+}
+
+/** The knowledge hook of a conversation session for `agent` (no base attached: none). */
+export function knowledgeFor(repos: Repositories, agent: Agent) {
+  return async (query: string): Promise<string[]> => {
+    const baseId = await repos.knowledge.baseOfAgent(agent.workspaceId, agent.id);
+    if (!baseId) return [];
+    const base = await repos.knowledge.getBase(agent.workspaceId, baseId);
+    if (!base || !ragConditionAllows(base.ragUseCondition, query)) return [];
+    return (await retrieve(repos, agent.workspaceId, [baseId], query)).map((p) => p.text);
+  };
+}
