@@ -25,3 +25,25 @@ export {
 export { fillPlaceholders, systemVariables, type Variables, type VariableValue } from './variables.ts';
 export { redactPii } from './redact.ts';
 export { formatTranscript, type TranscriptStyle, type TranscriptTurn } from './transcript.ts';
+export {
+  createSimulatedPerson,
+  DEFAULT_PERSON_MAX_TURNS,
+  PERSON_FALLBACK,
+  type Persona,
+  type PersonaValue,
+  type PersonRole,
+  type PersonTurn,
+  type SimulatedPerson,
+  type SimulatedPersonOptions,
+} from './person.ts';
+export { analyzeConversation, JUDGE_ATTEMPTS, type AnalysisResult } from './analysis.ts';
+export type { AnalysisDeps, AnalysisInput, AnalyzedAction } from './analysis/input.ts';
+export {
+  ANALYSIS_FIELDS,
+  AnalysisFieldsSchema,
+  AnalysisSchema,
+  finalizeAnalysis,
+  type Analysis,
+  type AnalysisField,
+  type AnalysisFields,
+} from './analysis/schema.ts';

@@ -11,3 +11,14 @@ export type {
   DialRequest,
   LegEndReason,
 } from './types.ts';
+export {
+  OUTCOME_BY_SUFFIX,
+  createSimCarrier,
+  voicemailGreeting,
+  type SimCarrier,
+  type SimCarrierOptions,
+  type SimDialOutcome,
+  type SimInboundRequest,
+  type SimLeg,
+  type SimLogEntry,
+} from './sim/index.ts';

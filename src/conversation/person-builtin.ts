@@ -1,0 +1,165 @@
+import { personaFact, seeded, soundsLikeGoodbye, type Persona, type PersonaValue } from './person-facts.ts';
+
+// The simulated person on the offline builtin model: a few fixed rules, no language model.
+// docs/builtin-model.md ("Simulated person") lists them; keep the two in step.
+
+export type PersonRole = 'callee' | 'caller';
+
+export interface PersonTurn {
+  text: string;
+  hangUp: boolean;
+}
+
+export const PERSON_GOODBYE = 'Thanks, goodbye!';
+export const NOTHING_ELSE = "No, that's all. Thanks, goodbye!";
+export const DEFAULT_CALLER_OPENING = 'Hi, I have a question.';
+export const SCHEDULE_ANSWER = 'Tomorrow at 10 works for me.';
+
+const ACKNOWLEDGEMENTS = ['Okay.', 'Sure.', 'Alright.', 'I see.', 'Mm-hm, okay.'];
+const UNSURE = ["I'm not sure.", "Hmm, I don't know.", "I'd have to check."];
+
+/** "you are calling to X" → "I am calling to X": the persona prompt speaks to the person. */
+function firstPerson(text: string): string {
+  return text
+    .replace(/\byou are\b/gi, 'I am')
+    .replace(/\byou were\b/gi, 'I was')
+    .replace(/\byou have\b/gi, 'I have')
+    .replace(/\byourself\b/gi, 'myself')
+    .replace(/\byours\b/gi, 'mine')
+    .replace(/\byour\b/gi, 'my')
+    .replace(/\byou\b/gi, 'me')
+    .trim();
+}
+
+/** Why a caller calls, from its persona prompt; null when the prompt does not say. */
+function callerPurpose(prompt: string): string | null {
+  const calling = /\b(?:you are|you're)\s+calling\s+((?:to|about|because|regarding|for)\b[^.!?\n]*)/i.exec(
+    prompt,
+  );
+  if (calling?.[1]) return `I'm calling ${firstPerson(calling[1])}.`;
+  const want = /\byou(?: (want|would like|need)|('d like)) to ([^.!?\n]+)/i.exec(prompt);
+  if (want?.[3]) {
+    const verb = want[1]?.toLowerCase() === 'need' ? 'I need' : "I'd like";
+    return `${verb} to ${firstPerson(want[3])}.`;
+  }
+  const question = /\byou have (?:a question|questions) about ([^.!?\n]+)/i.exec(prompt);
+  if (question?.[1]) return `I have a question about ${firstPerson(question[1])}.`;
+  return null;
+}
+
+export function builtinOpening(role: PersonRole, persona: Persona): string {
+  if (role === 'callee') return 'Hello?';
+  const prompt = persona.prompt ?? '';
+  // A line the persona prompt quotes is said as written.
+  const quoted = /"([^"\n]{3,200})"/.exec(prompt)?.[1]?.trim();
+  if (quoted) return quoted;
+  const purpose = callerPurpose(prompt);
+  const name = personaFact(persona, 'name');
+  if (!purpose) return name ? `Hi, this is ${name}. I have a question.` : DEFAULT_CALLER_OPENING;
+  return name ? `Hi, this is ${name}. ${purpose}` : `Hi, ${purpose}`;
+}
+
+/** The agent's last question (or request), lower-cased and without lead-ins; null if none. */
+function questionIn(line: string): string | null {
+  const sentences = line.split(/(?<=[.!?])\s+/).filter((s) => s.trim() !== '');
+  let question = [...sentences].reverse().find((s) => s.trim().endsWith('?'));
+  if (!question && /\b(?:tell me|let me know|please (?:give|provide|share|confirm|spell|say))\b/i.test(line))
+    question = line;
+  if (!question) return null;
+  let q = question.toLowerCase().trim();
+  for (let previous = ''; previous !== q;) {
+    previous = q;
+    q = q.replace(/^(?:so|and|also|now|okay|ok|great|alright|well|just to check|one more thing)[,.]?\s+/, '');
+  }
+  return q;
+}
+
+const YES_NO =
+  /^(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will|should|shall|may|might|am)\b/;
+const TIME =
+  /\b(?:when|what time|which time|what day|which day|day and time|date|mornings?|afternoons?|evenings?|availab\w*)\b/;
+
+function sayFact(persona: Persona, fact: 'name' | 'email' | 'phone' | 'address' | 'company'): string {
+  const value = personaFact(persona, fact);
+  const missing = {
+    name: "I'd rather not say.",
+    email: "I'd rather not give my email.",
+    phone: 'You can reach me at this number.',
+    address: "I'd rather not give that over the phone.",
+    company: "It's just me, not a company.",
+  };
+  if (value === undefined) return missing[fact];
+  if (fact === 'company') return `I'm with ${value}.`;
+  return `It's ${value}.`;
+}
+
+/** A variable the question names by its key ("household_size" → "household size"). */
+function namedVariable(persona: Persona, q: string): PersonaValue | undefined {
+  for (const [key, value] of Object.entries(persona.variables ?? {})) {
+    const words = key
+      .toLowerCase()
+      .split(/[_\-.\s]+/)
+      .filter((w) => w.length > 2);
+    if (words.length > 0 && words.every((w) => q.includes(w))) return value;
+  }
+  return undefined;
+}
+
+/** The answer to the agent's line, before the turn limit is applied. */
+function answer(line: string, state: ReplyState): PersonTurn {
+  const { persona, role, seed, turn } = state;
+  const said = (text: string): PersonTurn => ({ text, hangUp: false });
+  const q = questionIn(line);
+  if (q === null) {
+    if (soundsLikeGoodbye(line)) return { text: PERSON_GOODBYE, hangUp: true };
+    return said(ACKNOWLEDGEMENTS[seeded(seed, turn, ACKNOWLEDGEMENTS.length)] ?? 'Okay.');
+  }
+  if (/\b(?:anything else|something else|any other questions?|any more questions?)\b/.test(q))
+    return { text: NOTHING_ELSE, hangUp: true };
+  if (
+    /\b(?:your (?:full )?name|who am i (?:speaking|talking) (?:to|with)|who(?:'s| is) (?:this|calling|speaking))\b/.test(
+      q,
+    )
+  )
+    return said(sayFact(persona, 'name'));
+  if (/\be-?mail\b/.test(q)) return said(sayFact(persona, 'email'));
+  if (/\b(?:phone|mobile|cell|callback number|number to reach|reach you|call you back)\b/.test(q))
+    return said(sayFact(persona, 'phone'));
+  if (/\baddress\b/.test(q)) return said(sayFact(persona, 'address'));
+  if (/\b(?:company|business|organi[sz]ation|employer|work for)\b/.test(q))
+    return said(sayFact(persona, 'company'));
+  const named = namedVariable(persona, q);
+  if (named !== undefined)
+    return said(typeof named === 'boolean' ? (named ? 'Yes.' : 'No.') : `It's ${named}.`);
+  if (/\bhow are you\b/.test(q)) return said("I'm good, thanks.");
+  const yesNo = YES_NO.test(q) && !/\bor\b/.test(q);
+  if (!yesNo && TIME.test(q)) return said(SCHEDULE_ANSWER);
+  if (yesNo) return said(seed !== '' && seeded(seed, `yn${turn}`, 4) === 0 ? 'No.' : 'Yes.');
+  if (/\bhow (?:many|much)\b/.test(q)) return said('Two, I think.');
+  if (
+    /\b(?:how (?:can|may) i help|what can i do for you|how can we help|what (?:are you|is this) (?:calling )?about)\b/.test(
+      q,
+    )
+  ) {
+    if (role === 'callee') return said('What is this about?');
+    return said(callerPurpose(persona.prompt ?? '') ?? 'I have a question.');
+  }
+  return said(UNSURE[seeded(seed, `q${turn}`, UNSURE.length)] ?? "I'm not sure.");
+}
+
+export interface ReplyState {
+  role: PersonRole;
+  persona: Persona;
+  seed: string;
+  /** This reply's number, from 1. */
+  turn: number;
+  maxTurns: number;
+}
+
+/** The builtin person's reply: the rule's answer, closed with a goodbye on the last turn. */
+export function builtinReply(agentSaid: string, state: ReplyState): PersonTurn {
+  const turn = answer(agentSaid, state);
+  if (turn.hangUp || state.turn < state.maxTurns) return turn;
+  const ack = ACKNOWLEDGEMENTS.includes(turn.text);
+  return { text: ack ? PERSON_GOODBYE : `${turn.text} ${PERSON_GOODBYE}`, hangUp: true };
+}

@@ -1,0 +1,130 @@
+import { newId, normalizeE164, ParleyError, systemClock, type Clock } from '../../core/index.ts';
+import type { AnsweredBy, Carrier, CalleeFactory, DialOutcome, DialRequest } from '../types.ts';
+import { runMachine, runPerson, voicemailGreeting } from './far-end.ts';
+import { createSimLeg, type SimLeg } from './leg.ts';
+import { NO_ANSWER_MS, RING_MS, createSimTimer } from './timing.ts';
+
+// The simulated carrier `sim` (DESIGN.md section 4): a real carrier that rings, answers and
+// talks, so the embedded default and load tests run whole calls. The dialed number's last four
+// digits choose the outcome, like a telephony provider's test numbers (see OUTCOME_BY_SUFFIX).
+
+export interface SimCarrierOptions {
+  /** Builds the person who answers an outbound call. */
+  callee: CalleeFactory;
+  /** Builds the person who places an inbound call (`incoming`); defaults to `callee`. */
+  caller?: CalleeFactory;
+  clock?: Clock;
+  /** Multiplies every wait: 1 = real time, 0.1 = ten times faster, 0 = no waiting (default 1). */
+  speed?: number;
+  /** Makes leg sids (default `sim_<uuid>`). */
+  ids?: () => string;
+}
+
+export type SimDialOutcome =
+  | { kind: 'answered'; answeredBy: AnsweredBy; leg: SimLeg; answeredAt: number }
+  | Exclude<DialOutcome, { kind: 'answered' }>;
+
+/** A call the simulated person places to us (used by `POST /v2/sim/inbound`). */
+export interface SimInboundRequest {
+  callId: string;
+  /** E.164 number of the simulated caller. */
+  from: string;
+  /** E.164 number of ours that it calls. */
+  to: string;
+  lead?: DialRequest['lead'];
+}
+
+export interface SimCarrier extends Carrier {
+  readonly name: 'sim';
+  readonly speed: number;
+  dial(request: DialRequest): Promise<SimDialOutcome>;
+  /** A call placed to us; the person's `opening()` is its first line. Throws on invalid numbers. */
+  incoming(request: SimInboundRequest): SimLeg;
+}
+
+/** The documented test numbers: what a number ending in these four digits does. */
+export const OUTCOME_BY_SUFFIX = {
+  '0000': 'no-answer',
+  '1111': 'busy',
+  '2222': 'failed',
+  '3333': 'machine',
+  '4444': 'hangs-up',
+} as const;
+
+const isE164 = (number: string) => normalizeE164(number) === number;
+
+export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
+  const clock = options.clock ?? systemClock;
+  const timer = createSimTimer(clock, options.speed ?? 1);
+  const makeId = options.ids ?? (() => `sim_${newId()}`);
+  const now = () => clock.now();
+
+  return {
+    name: 'sim',
+    speed: timer.speed,
+
+    async dial(request) {
+      const { signal } = request;
+      if (!isE164(request.to) || !isE164(request.from)) return { kind: 'failed', reason: 'invalid_number' };
+      if (signal?.aborted) return { kind: 'failed', reason: 'canceled' };
+      request.onRinging?.();
+      const behaviour = OUTCOME_BY_SUFFIX[request.to.slice(-4) as keyof typeof OUTCOME_BY_SUFFIX];
+      try {
+        await timer.wait(RING_MS, signal);
+        if (behaviour === 'no-answer') await timer.wait(NO_ANSWER_MS - RING_MS, signal);
+      } catch (err) {
+        if (signal?.aborted) return { kind: 'failed', reason: 'canceled' };
+        throw err;
+      }
+      // At speed 0 nothing above yields, so an abort during the "ringing" is seen here.
+      if (signal?.aborted) return { kind: 'failed', reason: 'canceled' };
+      if (behaviour === 'no-answer') return { kind: 'no-answer' };
+      if (behaviour === 'busy') return { kind: 'busy' };
+      if (behaviour === 'failed') return { kind: 'failed', reason: 'carrier_failure' };
+
+      const { leg, remote } = createSimLeg(makeId(), now);
+      const answeredAt = now();
+      if (behaviour === 'machine') {
+        runMachine(remote, voicemailGreeting(request.lead?.name), timer);
+        return { kind: 'answered', answeredBy: 'machine', leg, answeredAt };
+      }
+      if (behaviour === 'hangs-up') {
+        remote.end('remote_hangup');
+        return { kind: 'answered', answeredBy: 'human', leg, answeredAt };
+      }
+      const callee = options.callee({
+        callId: request.callId,
+        to: request.to,
+        from: request.from,
+        ...(request.lead ? { lead: request.lead } : {}),
+      });
+      runPerson(remote, callee, timer);
+      return { kind: 'answered', answeredBy: 'human', leg, answeredAt };
+    },
+
+    incoming(request) {
+      for (const [field, number] of [
+        ['from', request.from],
+        ['to', request.to],
+      ] as const) {
+        if (!isE164(number)) {
+          throw new ParleyError(`${field} is not an E.164 phone number`, {
+            code: 'invalid_number',
+            status: 400,
+            category: 'validation',
+          });
+        }
+      }
+      const factory = options.caller ?? options.callee;
+      const person = factory({
+        callId: request.callId,
+        to: request.to,
+        from: request.from,
+        ...(request.lead ? { lead: request.lead } : {}),
+      });
+      const { leg, remote } = createSimLeg(makeId(), now);
+      runPerson(remote, person, timer);
+      return leg;
+    },
+  };
+}

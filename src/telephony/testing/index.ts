@@ -1,0 +1,8 @@
+// Test helpers for the telephony seam: the carrier contract suite and a scripted far end.
+export { runCarrierContract, type CarrierContractSubject, type MakeCarrier } from './contract.ts';
+export {
+  createScriptedCallee,
+  type ScriptedCallee,
+  type ScriptedCalleeOptions,
+  type ScriptedCalleeTurn,
+} from './scripted-callee.ts';
