@@ -4,6 +4,7 @@
 import { runApiCase, type CaseContext } from './api.ts';
 import { chatPhaseSeconds, runChatCase } from './chat.ts';
 import { loadSettings, runCleanups } from './lib.ts';
+import { runWebhooksCase, webhookPhaseSeconds } from './webhooks.ts';
 
 interface BenchCase {
   run(ctx: CaseContext): Promise<void>;
@@ -19,6 +20,8 @@ const CASES: Record<string, BenchCase> = {
     run: runChatCase,
     loadSeconds: ({ settings: s }) => 2 * (s.warmupS + 2 * chatPhaseSeconds(s.durationS)) + 30,
   },
+  // Warm-ups, then N plain POSTs and N signed deliveries (enqueue + drain).
+  webhooks: { run: runWebhooksCase, loadSeconds: ({ settings: s }) => 3 * webhookPhaseSeconds(s.durationS) },
 };
 
 const SETUP_ALLOWANCE_S = 60;

@@ -2,8 +2,23 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/index.ts';
-import { createLogger, systemClock, type Clock, type Config, type Logger } from './core/index.ts';
-import type { MessagingDeps } from './runtime/index.ts';
+import { createCallService, type CallService } from './calls/index.ts';
+import { createSimulatedPerson } from './conversation/index.ts';
+import {
+  createLogger,
+  createSafeFetch,
+  systemClock,
+  type Clock,
+  type Config,
+  type Logger,
+} from './core/index.ts';
+import {
+  createConversationServices,
+  type ConversationServices,
+  type MessagingDeps,
+} from './runtime/index.ts';
+import { createSimCarrier, type CalleeFactory } from './telephony/index.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
 import {
   createBuiltinLLM,
   createModelRouter,
@@ -44,6 +59,7 @@ export interface App {
   readonly api: FastifyInstance;
   readonly logger: Logger;
   readonly bootstrap: BootstrapResult;
+  readonly engine: Engine;
   /** Listens on the configured host and port; resolves to the base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -107,6 +123,104 @@ export function messagingAdapters(config: Config, clock: Clock = systemClock): M
   };
 }
 
+export interface EngineOptions {
+  store: Store;
+  models: ModelRouter;
+  clock: Clock;
+  logger: Logger;
+  /** This process's name (`PARLEY_NODE_NAME`), owner of the calls it runs. */
+  node: string;
+  /** `PARLEY_SIM_SPEED`: 1 real time, 0 as fast as possible. */
+  simSpeed: number;
+  allowPrivateNetwork: boolean;
+  messaging: MessagingDeps;
+  inboundWebhookTimeoutMs?: number;
+  /** How often calls waiting without an announcement (other processes) are looked for; default 1 s. */
+  callsPollIntervalMs?: number;
+  /** Webhook delivery tuning (tests shorten the retry schedule). */
+  webhooks?: { retryDelaysMs?: readonly number[]; attemptTimeoutMs?: number; pollIntervalMs?: number };
+}
+
+/** What runs behind the API: conversations, calls on the carriers, webhook delivery. */
+export interface Engine {
+  services: ConversationServices;
+  calls: CallService;
+  webhooks: WebhookDispatcher;
+  start(): Promise<void>;
+  /** Stops taking calls, lets calls in progress finish (bounded), flushes webhooks. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function createEngine(options: EngineOptions): Engine {
+  const { store, models, clock, logger } = options;
+  const http = createSafeFetch({ allowPrivateNetwork: options.allowPrivateNetwork });
+  const services = createConversationServices({
+    repos: store,
+    models,
+    clock,
+    http,
+    messaging: options.messaging,
+  });
+  const webhooks = createWebhookDispatcher({
+    store,
+    clock,
+    logger,
+    allowPrivateNetwork: options.allowPrivateNetwork,
+    ...options.webhooks,
+  });
+  // The sim's people run on the platform model: the configured LLM, or the builtin offline.
+  const person =
+    (role: 'callee' | 'caller'): CalleeFactory =>
+    (context) => {
+      const { llm, model } = models.route(undefined, 'standard');
+      return createSimulatedPerson({
+        llm,
+        ...(model ? { model } : {}),
+        role,
+        persona: {
+          ...(context.lead?.name ? { name: context.lead.name } : {}),
+          ...(context.lead?.variables ? { variables: context.lead.variables } : {}),
+        },
+        seed: context.callId,
+      });
+    };
+  const sim = createSimCarrier({
+    clock,
+    speed: options.simSpeed,
+    callee: person('callee'),
+    caller: person('caller'),
+  });
+  const calls = createCallService({
+    store,
+    runtime: services.runtime,
+    carriers: { sim },
+    clock,
+    logger,
+    node: options.node,
+    webhooks,
+    ...(options.callsPollIntervalMs ? { pollIntervalMs: options.callsPollIntervalMs } : {}),
+    inboundWebhook: {
+      http,
+      ...(options.inboundWebhookTimeoutMs ? { timeoutMs: options.inboundWebhookTimeoutMs } : {}),
+    },
+  });
+  const loop = new AbortController();
+  return {
+    services,
+    calls,
+    webhooks,
+    async start() {
+      webhooks.start(loop.signal);
+      await calls.start(loop.signal);
+    },
+    async stop(graceMs = 10_000) {
+      await calls.stop(graceMs);
+      loop.abort();
+      await webhooks.stop();
+    },
+  };
+}
+
 function writeBootstrapKey(dataDir: string, secret: string): string {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, BOOTSTRAP_KEY_FILE);
@@ -122,6 +236,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
 
   const store = await openStore(config, clock);
   let api: FastifyInstance | undefined;
+  let engine: Engine | undefined;
   try {
     const bootstrap = await bootstrapWorkspace(store, config.bootstrapApiKey);
     if (bootstrap.kind === 'created') {
@@ -132,19 +247,34 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         announce(`Parley API key (shown once, also saved to ${file}): ${bootstrap.secret}`);
       }
     }
+    const models = overrides.models ?? modelRouter(config);
+    engine = createEngine({
+      store,
+      models,
+      clock,
+      logger,
+      node: config.nodeName,
+      simSpeed: config.simSpeed,
+      allowPrivateNetwork: config.allowPrivateNetwork,
+      messaging: overrides.messaging ?? messagingAdapters(config, clock),
+      inboundWebhookTimeoutMs: config.inboundWebhookTimeoutMs,
+    });
     api = await buildApi({
       store,
       logger,
+      services: engine.services,
+      calls: engine.calls,
       publicUrl: config.publicUrl,
       bodyLimitBytes: config.bodyLimitBytes,
-      models: overrides.models ?? modelRouter(config),
-      messaging: overrides.messaging ?? messagingAdapters(config, clock),
+      models,
       publicRateLimit: { requests: config.publicRateLimitPerMinute, windowMs: 60_000 },
       trustProxy: config.trustProxy,
       allowPrivateNetwork: config.allowPrivateNetwork,
     });
     await api.ready();
+    await engine.start();
     const ready = api;
+    const running = engine;
     return {
       config,
       store,
@@ -154,13 +284,16 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       async listen() {
         return ready.listen({ host: config.host, port: config.port });
       },
+      engine: running,
       async close() {
         await ready.close();
+        await running.stop(config.shutdownTimeoutMs);
         await store.close();
       },
     };
   } catch (err) {
     await api?.close();
+    await engine?.stop(0);
     await store.close();
     throw err;
   }

@@ -1,6 +1,8 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { describe } from 'vitest';
 import { buildApi } from '../src/api/index.ts';
+import { createEngine, type Engine } from '../src/app.ts';
+import { createSimMessaging } from '../src/providers/index.ts';
 import type { MessagingDeps } from '../src/runtime/index.ts';
 import { silentLogger, systemClock, type Clock, type Plan } from '../src/core/index.ts';
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
@@ -27,6 +29,8 @@ export interface TestApi {
   store: Store;
   /** The model router the API was built with. */
   models: ModelRouter;
+  /** Calls, conversations and webhook delivery behind the API (started). */
+  engine: Engine;
   /** A workspace (enterprise, 10 concurrent calls) and its key. */
   ws: TestWorkspace;
   /** A second, unrelated workspace: its ids must be invisible to `ws`. */
@@ -60,15 +64,37 @@ export async function createTestApi(
     allowPrivateNetwork?: boolean;
     /** Text-message adapters; default: a sim of its own. */
     messaging?: MessagingDeps;
+    /** The sim carrier's pace (default 0: as fast as possible). */
+    simSpeed?: number;
+    /** Webhook delivery tuning. */
+    webhooks?: { retryDelaysMs?: readonly number[]; attemptTimeoutMs?: number; pollIntervalMs?: number };
+    inboundWebhookTimeoutMs?: number;
+    callsPollIntervalMs?: number;
   } = {},
 ): Promise<TestApi> {
   const store = await target.open(options.clock ?? systemClock);
   const models = createModelRouter({
     platform: options.llm ?? createScriptedLLM([{ text: 'OK.' }], { repeatLast: true }),
   });
+  const clock = options.clock ?? systemClock;
+  const engine = createEngine({
+    store,
+    models,
+    clock,
+    logger: silentLogger(),
+    node: `test-${Math.random().toString(36).slice(2)}`,
+    simSpeed: options.simSpeed ?? 0,
+    allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+    messaging: options.messaging ?? { sim: createSimMessaging({ clock }) },
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...(options.inboundWebhookTimeoutMs ? { inboundWebhookTimeoutMs: options.inboundWebhookTimeoutMs } : {}),
+    ...(options.callsPollIntervalMs ? { callsPollIntervalMs: options.callsPollIntervalMs } : {}),
+  });
   const api = await buildApi({
     store,
     models,
+    services: engine.services,
+    calls: engine.calls,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.publicRateLimit ? { publicRateLimit: options.publicRateLimit } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),
@@ -79,12 +105,14 @@ export async function createTestApi(
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
   });
   await api.ready();
+  await engine.start();
   const ws = await createWorkspace(store, 'main');
   const other = await createWorkspace(store, 'other');
   return {
     api,
     store,
     models,
+    engine,
     ws,
     other,
     call({ key, headers, ...rest }) {
@@ -93,6 +121,7 @@ export async function createTestApi(
     },
     async close() {
       await api.close();
+      await engine.stop(0);
       await store.close();
     },
   };

@@ -10,6 +10,7 @@ import {
   type MessagingDeps,
 } from '../runtime/index.ts';
 import type { Store } from '../store/index.ts';
+import type { CallService } from '../calls/index.ts';
 import { actionRoutes } from './actions/routes.ts';
 import { assistantRoutes } from './assistants/routes.ts';
 import { authenticate, createAuthenticator } from './auth.ts';
@@ -20,7 +21,9 @@ import { registerHealth } from './health.ts';
 import { createMetricsRegistry, registerMetrics } from './metrics.ts';
 import { createChatChannels } from './messaging/channels.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
+import { callRoutes } from './calls/routes.ts';
 import { calendarRoutes } from './calendar/routes.ts';
+import { logRoutes } from './logs/routes.ts';
 import { messagingRoutes } from './messaging/routes.ts';
 import { numberRoutes } from './numbers/routes.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -50,6 +53,8 @@ export interface ApiDeps {
   allowPrivateNetwork?: boolean;
   /** The conversation services shared with calls; default: built from the deps above. */
   services?: ConversationServices;
+  /** Calls (POST /calls, GET /calls, the sim's inbound calls); absent: those routes are not served. */
+  calls?: CallService;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -106,12 +111,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await v2.register(numberRoutes, { store: deps.store });
       await v2.register(actionRoutes, { store: deps.store });
       await v2.register(calendarRoutes, { store: deps.store, clock });
+      if (deps.calls) await v2.register(callRoutes, { store: deps.store, calls: deps.calls });
       await v2.register(knowledgeRoutes, {
         store: deps.store,
         allowPrivateNetwork: deps.allowPrivateNetwork ?? false,
       });
       await v2.register(subaccountRoutes, { store: deps.store, auth });
       await v2.register(workspaceRoutes, { store: deps.store, auth });
+      await v2.register(logRoutes, { store: deps.store });
       const services =
         deps.services ??
         createConversationServices({

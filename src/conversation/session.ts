@@ -256,6 +256,27 @@ export class ConversationSession {
     });
   }
 
+  /**
+   * Records a line the agent says outside the model (a voicemail message, a closing line at the
+   * maximum duration), so the transcript and the model's history show it.
+   */
+  speak(text: string): Promise<void> {
+    return this.#serialized(async () => {
+      this.#started = true;
+      this.#history.push({ role: 'assistant', content: text });
+      this.#say(text, false);
+    });
+  }
+
+  /** Records what the other side said when no answer follows (a voicemail greeting). */
+  hear(text: string): Promise<void> {
+    return this.#serialized(async () => {
+      this.#started = true;
+      this.#history.push({ role: 'user', content: text });
+      this.#turns.push({ speaker: 'user', text: this.#stored(text), at: this.#clock.now() });
+    });
+  }
+
   /** Ends the conversation from outside (hang-up, maximum duration...). */
   end(ending: Ending): void {
     this.#ended ??= ending;

@@ -54,6 +54,8 @@ describe('loadConfig', () => {
       trustProxy: true,
       llm: undefined,
       twilio: undefined,
+      simSpeed: 1,
+      inboundWebhookTimeoutMs: 2500,
       allowPrivateNetwork: false,
     });
   });
@@ -104,6 +106,9 @@ describe('loadConfig', () => {
     [{ PARLEY_TWILIO_ACCOUNT_SID: 'AC1' }, 'PARLEY_TWILIO_AUTH_TOKEN'],
     [{ PARLEY_TWILIO_AUTH_TOKEN: 'tok' }, 'PARLEY_TWILIO_ACCOUNT_SID'],
     [{ PARLEY_TWILIO_BASE_URL: 'http://x' }, 'PARLEY_TWILIO_BASE_URL'],
+    [{ PARLEY_SIM_SPEED: '-1' }, 'PARLEY_SIM_SPEED'],
+    [{ PARLEY_SIM_SPEED: 'fast' }, 'PARLEY_SIM_SPEED'],
+    [{ PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS: '50' }, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS'],
     [
       { PARLEY_TWILIO_ACCOUNT_SID: 'AC1', PARLEY_TWILIO_AUTH_TOKEN: 't', PARLEY_TWILIO_BASE_URL: 'ftp://x' },
       'PARLEY_TWILIO_BASE_URL',

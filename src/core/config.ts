@@ -30,6 +30,20 @@ export interface Config {
   llm: { baseUrl: string; apiKey: string; model: string } | undefined;
   /** Twilio's Messages API for numbers with provider `twilio`; absent: not configured. */
   twilio: { accountSid: string; authToken: string; baseUrl: string } | undefined;
+  /** The simulated carrier's pace: 1 = real time, 0 = as fast as possible. */
+  simSpeed: number;
+  /** Each inbound-webhook attempt waits at most this long, in ms. */
+  inboundWebhookTimeoutMs: number;
+}
+
+function speedVar(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 100) {
+    throw new ConfigError(`${name} must be a number from 0 to 100, got "${raw}"`);
+  }
+  return value;
 }
 
 export const DEFAULT_TWILIO_BASE_URL = 'https://api.twilio.com';
@@ -153,5 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateNetwork: boolVar(env, 'PARLEY_ALLOW_PRIVATE_NETWORK'),
     llm: llmConfig(env),
     twilio: twilioConfig(env),
+    simSpeed: speedVar(env, 'PARLEY_SIM_SPEED', 1),
+    inboundWebhookTimeoutMs: intVar(env, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS', 2500, 100, 10_000),
   };
 }

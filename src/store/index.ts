@@ -30,5 +30,22 @@ export {
 } from './knowledge.ts';
 export type { NewWorkspace, WorkspacePatch } from './workspaces.ts';
 export { newWebhookSecret } from './workspaces.ts';
+export {
+  MAX_LOG_BODY_BYTES,
+  WEBHOOK_STATUSES,
+  WEBHOOK_TYPES,
+  type AttemptOutcome,
+  type ClaimedWebhookDelivery,
+  type NewWebhookDelivery,
+  type NewWebhookLog,
+  type RecordedAttempt,
+  type WebhookDelivery,
+  type WebhookLog,
+  type WebhookLogFilter,
+  type WebhooksRepo,
+  type WebhookStatus,
+  type WebhookType,
+} from './webhooks.ts';
 export { generateApiKey, hashApiKey, type CreatedApiKey } from './api-keys.ts';
 export { bootstrapWorkspace, DEFAULT_MAX_CONCURRENT_CALLS, type BootstrapResult } from './bootstrap.ts';
+export type { Call, CallFilters, CallPatch, CallsRepo, NewCall } from './calls.ts';

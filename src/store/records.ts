@@ -11,6 +11,9 @@ export interface Workspace {
   /** Calls per second the dialer may start; null = unlimited. */
   callsPerSecond: number | null;
   webhookSecret: string;
+  /** The secret before the last rotation, while webhooks are still signed with it too. */
+  previousWebhookSecret: string | null;
+  previousWebhookSecretExpiresAt: number | null;
   includeTimelineInWebhook: boolean;
   defaultAgentId: string | null;
   usageSeconds: number;

@@ -26,6 +26,9 @@ export interface WorkspaceTable {
   deleted_at: number | null;
   /** Bumped with every change to the workspace's agents or their numbers (cache validation). */
   agents_version: Generated<number>;
+  /** The secret before the last rotation; webhooks are signed with both until it expires. */
+  previous_webhook_secret: string | null;
+  previous_webhook_secret_expires_at: number | null;
 }
 
 export interface ApiKeyTable {
@@ -182,6 +185,9 @@ export interface Schema {
   calendar_hours: CalendarHoursTable;
   calendar_bookings: CalendarBookingTable;
   agent_knowledge: AgentKnowledgeTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_logs: WebhookLogTable;
+  calls: CallTable;
 }
 
 export interface CalendarHoursTable {
@@ -206,4 +212,92 @@ export interface CalendarBookingTable {
   attendee_name: string;
   attendee_email: string;
   created_at: number;
+}
+
+/** The webhook outbox: one row per webhook to deliver (src/store/webhooks.ts). */
+export interface WebhookDeliveryTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  /** external_webhook | inbound_webhook | custom_action */
+  type: string;
+  url: string;
+  /** The exact body sent on every attempt (JSON text on both dialects). */
+  payload: string;
+  call_id: string | null;
+  assistant_id: string | null;
+  /** pending | success | failed */
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  lease_token: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One row per webhook attempt. */
+export interface WebhookLogTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  delivery_id: string | null;
+  webhook_type: string;
+  /** pending | success | failed */
+  status: string;
+  call_id: string | null;
+  assistant_id: string | null;
+  url: string;
+  request_headers: unknown;
+  request_body: string;
+  response_status_code: number | null;
+  response_headers: unknown;
+  response_body: string | null;
+  attempt_number: number;
+  duration_ms: number;
+  error: string | null;
+  created_at: number;
+}
+
+export interface CallTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  /** outbound | inbound | web */
+  type: string;
+  status: string;
+  end_call_reason: string | null;
+  custom_end_call_reason: string | null;
+  error_message: string | null;
+  phone_from: string;
+  phone_to: string;
+  lead_name: string;
+  lead_email: string | null;
+  lead_timezone: string | null;
+  variables: unknown;
+  metadata: unknown;
+  /** Per-call settings: prompt and greeting overrides, inbound routing. */
+  settings: unknown;
+  webhook_url: string | null;
+  batch_call_id: string | null;
+  batch_task_id: string | null;
+  /** The conversation's snapshot and action records. */
+  state: unknown;
+  analysis: unknown;
+  quality: unknown;
+  transcript: Generated<string>;
+  call_sid: string | null;
+  /** The node running the call. */
+  node: string | null;
+  /** 1 while the call counts against max_concurrent_calls. */
+  holds_slot: number;
+  created_at: number;
+  ringing_at: number | null;
+  answered_at: number | null;
+  ended_at: number | null;
+  duration_seconds: number | null;
+  version: Generated<number>;
+  updated_at: number;
 }

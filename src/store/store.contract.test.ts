@@ -173,6 +173,8 @@ for (const target of storeTargets()) {
               '006-knowledge',
               '007-agent-knowledge',
               '008-calendar',
+              '009-calls',
+              '010-webhooks',
             ],
           });
           expect(await fresh.isReady()).toBe(true);
@@ -210,6 +212,8 @@ for (const target of storeTargets()) {
           maxConcurrentCalls: 5,
           callsPerSecond: null,
           webhookSecret: w.webhookSecret,
+          previousWebhookSecret: null,
+          previousWebhookSecretExpiresAt: null,
           includeTimelineInWebhook: false,
           defaultAgentId: null,
           usageSeconds: 0,

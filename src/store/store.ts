@@ -4,12 +4,14 @@ import { actionsRepo } from './actions.ts';
 import { agentsRepo } from './agents.ts';
 import { apiKeysRepo } from './api-keys.ts';
 import { calendarRepo } from './calendar.ts';
+import { callsRepo } from './calls.ts';
 import { chatsRepo } from './chats.ts';
 import { knowledgeRepo, type Transact } from './knowledge.ts';
 import { openDatabase, type Database, type DatabaseOptions, type Db, type DialectName } from './database.ts';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrations/index.ts';
 import { phoneNumbersRepo } from './phone-numbers.ts';
 import { workspacesRepo } from './workspaces.ts';
+import { webhooksRepo } from './webhooks.ts';
 
 /**
  * `dialect` picks the SQL of the few queries that differ (full-text search); `transact` runs a
@@ -31,6 +33,8 @@ export function repositories(
     actions: actionsRepo(db, clock),
     knowledge: knowledgeRepo(db, clock, dialect, transact),
     calendar: calendarRepo(db, clock, transact),
+    webhooks: webhooksRepo(db, clock, dialect, transact),
+    calls: callsRepo(db, clock, dialect, transact),
   };
 }
 

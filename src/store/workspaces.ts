@@ -25,6 +25,8 @@ export type WorkspacePatch = Partial<
     | 'defaultAgentId'
     | 'usageSeconds'
     | 'webhookSecret'
+    | 'previousWebhookSecret'
+    | 'previousWebhookSecretExpiresAt'
   >
 >;
 
@@ -55,6 +57,9 @@ export function toWorkspace(row: Selectable<WorkspaceTable>): Workspace {
     maxConcurrentCalls: row.max_concurrent_calls,
     callsPerSecond: row.calls_per_second,
     webhookSecret: row.webhook_secret,
+    previousWebhookSecret: row.previous_webhook_secret ?? null,
+    previousWebhookSecretExpiresAt:
+      row.previous_webhook_secret_expires_at == null ? null : Number(row.previous_webhook_secret_expires_at),
     includeTimelineInWebhook: row.include_timeline_in_webhook === 1,
     defaultAgentId: row.default_agent_id,
     usageSeconds: row.usage_seconds,
@@ -156,9 +161,35 @@ export function workspacesRepo(db: Db, clock: Clock) {
       if (patch.defaultAgentId !== undefined) values.default_agent_id = patch.defaultAgentId;
       if (patch.usageSeconds !== undefined) values.usage_seconds = patch.usageSeconds;
       if (patch.webhookSecret !== undefined) values.webhook_secret = patch.webhookSecret;
+      if (patch.previousWebhookSecret !== undefined)
+        values.previous_webhook_secret = patch.previousWebhookSecret;
+      if (patch.previousWebhookSecretExpiresAt !== undefined)
+        values.previous_webhook_secret_expires_at = patch.previousWebhookSecretExpiresAt;
       const row = await db
         .updateTable('workspaces')
         .set(values)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toWorkspace(row) : null;
+    },
+
+    /**
+     * Replaces the webhook secret and keeps the old one as the previous secret for
+     * `keepPreviousMs` (webhooks are signed with both meanwhile). One statement: two concurrent
+     * rotations cannot lose a secret that was handed out.
+     */
+    async rotateWebhookSecret(id: string, keepPreviousMs = 24 * 60 * 60 * 1000): Promise<Workspace | null> {
+      const now = clock.now();
+      const row = await db
+        .updateTable('workspaces')
+        .set((eb) => ({
+          previous_webhook_secret: eb.ref('webhook_secret'),
+          previous_webhook_secret_expires_at: now + keepPreviousMs,
+          webhook_secret: newWebhookSecret(),
+          updated_at: now,
+        }))
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
         .returningAll()
@@ -176,6 +207,16 @@ export function workspacesRepo(db: Db, clock: Clock) {
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Adds call time to the workspace's usage (`minutes_used`). */
+    async addUsage(id: string, seconds: number): Promise<void> {
+      if (seconds <= 0) return;
+      await db
+        .updateTable('workspaces')
+        .set((eb) => ({ usage_seconds: eb('usage_seconds', '+', seconds) }))
+        .where('id', '=', id)
+        .execute();
     },
   };
 }

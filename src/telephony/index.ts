@@ -9,6 +9,7 @@ export type {
   Carrier,
   DialOutcome,
   DialRequest,
+  IncomingRequest,
   LegEndReason,
 } from './types.ts';
 export {

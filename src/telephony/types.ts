@@ -54,10 +54,24 @@ export interface DialRequest {
   signal?: AbortSignal;
 }
 
+export interface IncomingRequest {
+  callId: string;
+  /** The caller (E.164). */
+  from: string;
+  /** Our number that was called (E.164). */
+  to: string;
+  lead?: DialRequest['lead'];
+}
+
 export interface Carrier {
   /** `sim`, `sip`, `twilio`...: the provider name numbers are imported with. */
   readonly name: string;
   dial(request: DialRequest): Promise<DialOutcome>;
+  /**
+   * Answers a call that arrived for one of our numbers (carriers whose calls arrive by other
+   * means, such as a SIP INVITE, hand them over as legs the same way).
+   */
+  incoming?(request: IncomingRequest): CallLeg;
 }
 
 // ---- The simulated far end ------------------------------------------------------------------

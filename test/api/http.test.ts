@@ -233,7 +233,7 @@ forEachStore('http', (target) => {
     it.each([
       ['GET', '/v2/nope'],
       ['GET', '/nope'],
-      ['POST', '/v2/calls'],
+      ['POST', '/v2/calls/outbound-test-ws-media/nope'],
       ['PATCH', '/v2/workspace'],
     ] as const)('%s %s is a 404 error body', async (method, url) => {
       const res = await t.call({ method, url });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { invalidInput, notFound, toIso } from '../../core/index.ts';
-import { newWebhookSecret, type ApiKey, type Store, type Workspace } from '../../store/index.ts';
+import type { ApiKey, Store, Workspace } from '../../store/index.ts';
 import type { Authenticator } from '../auth.ts';
 import { ok } from '../envelope.ts';
 import { NonEmptyString, errorResponses, okEnvelope } from '../schemas/common.ts';
@@ -134,14 +134,12 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: Au
     {
       schema: {
         tags: TAG,
-        summary: 'Replace the webhook secret',
+        summary: 'Replace the webhook secret (webhooks are signed with the old one too for 24 h)',
         response: { 200: SecretResponse, ...errorResponses(401) },
       },
     },
     async (request) => {
-      const updated = await store.workspaces.update(request.workspace.id, {
-        webhookSecret: newWebhookSecret(),
-      });
+      const updated = await store.workspaces.rotateWebhookSecret(request.workspace.id);
       if (!updated) throw notFound('workspace not found', 404);
       auth.forgetWorkspace(updated.id);
       return ok({ webhook_secret: updated.webhookSecret });

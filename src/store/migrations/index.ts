@@ -8,6 +8,8 @@ import { actions } from './005-actions.ts';
 import { knowledge } from './006-knowledge.ts';
 import { agentKnowledge } from './007-agent-knowledge.ts';
 import { calendar } from './008-calendar.ts';
+import { calls } from './009-calls.ts';
+import { webhooks } from './010-webhooks.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -21,6 +23,8 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '006-knowledge': knowledge(dialect),
     '007-agent-knowledge': agentKnowledge(dialect),
     '008-calendar': calendar(dialect),
+    '009-calls': calls(dialect),
+    '010-webhooks': webhooks(dialect),
   };
 }
 

@@ -1,0 +1,259 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { callTimezone, zonedIso, type CallService, type CallStatus } from '../../calls/index.ts';
+import { invalidInput, isUuid, normalizeE164, notFound, toIso } from '../../core/index.ts';
+import { presentActions } from '../../runtime/index.ts';
+import type { Call, Store } from '../../store/index.ts';
+import { isTimeZone } from '../assistants/rules.ts';
+import { ok } from '../envelope.ts';
+import { errorResponses, okEnvelope } from '../schemas/common.ts';
+import {
+  CallIdParams,
+  CallPage,
+  CallReadPage,
+  ListCallsQuery,
+  PlaceCallBody,
+  PlaceCallResponse,
+  SimInboundBody,
+  SimInboundResult,
+} from './schemas.ts';
+
+// Calls (spec "Calls", WIRE.md section 4). The spec lists 200 and 400 for placing and listing,
+// so an unknown agent there is a 400 (category not_found); reading one call also lists 404.
+
+const TAG = ['Calls'];
+
+export function presentCall(call: Call, agentTimezone?: string) {
+  const timezone = callTimezone(call, agentTimezone);
+  const started = call.answeredAt ?? call.ringingAt;
+  return {
+    call_id: call.id,
+    model_id: call.agentId,
+    status: call.status as CallStatus,
+    end_call_reason: call.endCallReason,
+    custom_end_call_reason: call.customEndCallReason,
+    error_message: call.errorMessage,
+    type_of_call: call.type,
+    phone_number_from: call.phoneFrom,
+    phone_number_to: call.phoneTo,
+    name: call.leadName,
+    lead_email: call.leadEmail,
+    lead_timezone: call.leadTimezone,
+    prompt_variables: call.variables,
+    transcript: call.transcript,
+    duration: call.durationSeconds ?? 0,
+    start_time: started !== null ? zonedIso(started, timezone) : null,
+    end_time: call.endedAt !== null ? zonedIso(call.endedAt, timezone) : null,
+    timezone,
+    recording_url: null,
+    ...presentActions(call.state),
+    analysis: call.analysis ?? null,
+    metadata: call.metadata,
+    batch_call_id: call.batchCallId,
+    quality: call.quality ?? null,
+    created_at: toIso(call.createdAt),
+  };
+}
+
+function listItem(call: Call, agentTimezone?: string) {
+  const { status, ...rest } = presentCall(call, agentTimezone);
+  return {
+    ...rest,
+    call_status: status,
+    lead_phone_number: call.type === 'inbound' ? call.phoneFrom : call.phoneTo,
+  };
+}
+
+function checkHttpUrl(value: string, loc: string[]) {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw invalidInput(`${loc.join('.')} must be an absolute http or https URL`, loc, 'url');
+}
+
+const agentTimezoneOf = (spec: Record<string, unknown>) =>
+  ((spec.agent ?? {}) as { timezone?: string }).timezone;
+
+export const callRoutes: FastifyPluginAsyncTypebox<{ store: Store; calls: CallService }> = async (
+  app,
+  options,
+) => {
+  const { store, calls } = options;
+
+  app.post(
+    '/calls',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Make a call',
+        description:
+          'Stores the call and starts it as soon as the workspace has a free concurrency slot (it waits as `pending` until then; `eta` estimates the wait in seconds). On the sim carrier, the last four digits of `phone` choose the outcome (see the README).',
+        body: PlaceCallBody,
+        response: { 200: PlaceCallResponse, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const workspace = request.workspace;
+      const body = request.body;
+      const agent = await store.agents.get(workspace.id, body.model_id);
+      if (!agent) throw notFound(`model_id: agent ${body.model_id} not found`, 400);
+      const to = normalizeE164(body.phone);
+      if (!to)
+        throw invalidInput('body.phone is not a valid phone number with a country code', ['body', 'phone']);
+      const attached = (await store.phoneNumbers.attachedTo(workspace.id, [agent.id])).get(agent.id) ?? [];
+      let number = attached[0];
+      if (body.from_phone_number !== undefined) {
+        const from = normalizeE164(body.from_phone_number);
+        if (!from)
+          throw invalidInput('body.from_phone_number is not a valid phone number', [
+            'body',
+            'from_phone_number',
+          ]);
+        number = attached.find((n) => n.number === from);
+        if (!number)
+          throw invalidInput(`body.from_phone_number: ${from} is not attached to agent ${agent.id}`, [
+            'body',
+            'from_phone_number',
+          ]);
+      }
+      if (!number)
+        throw invalidInput(
+          `body.from_phone_number: agent ${agent.id} has no attached number to call from (import one with POST /v2/custom-numbers and attach it)`,
+          ['body', 'from_phone_number'],
+        );
+      if (body.lead_timezone !== undefined && !isTimeZone(body.lead_timezone))
+        throw invalidInput(`body.lead_timezone "${body.lead_timezone}" is not an IANA time zone`, [
+          'body',
+          'lead_timezone',
+        ]);
+      if (
+        body.lead_email !== undefined &&
+        body.lead_email !== '' &&
+        !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(body.lead_email)
+      )
+        throw invalidInput('body.lead_email is not an email address', ['body', 'lead_email']);
+      if (body.external_webhook_url !== undefined)
+        checkHttpUrl(body.external_webhook_url, ['body', 'external_webhook_url']);
+      const variables: Record<string, string | number | boolean> = {};
+      for (const item of body.custom_variables ?? []) variables[item.key] = item.value;
+      const { call, eta } = await calls.place(workspace, {
+        agent,
+        from: number.number,
+        provider: number.provider,
+        to,
+        leadName: body.name,
+        leadEmail: body.lead_email || null,
+        leadTimezone: body.lead_timezone ?? null,
+        variables,
+        ...(body.metadata ? { metadata: body.metadata } : {}),
+        ...(body.prompt !== undefined ? { prompt: body.prompt } : {}),
+        ...(body.greeting !== undefined ? { greeting: body.greeting } : {}),
+        ...(body.external_webhook_url !== undefined ? { webhookUrl: body.external_webhook_url } : {}),
+      });
+      return { status: 'ok' as const, response: { answer: 'ok' as const, call_id: call.id }, eta };
+    },
+  );
+
+  app.get(
+    '/calls',
+    {
+      schema: {
+        tags: TAG,
+        summary: "List an agent's calls, newest first",
+        querystring: ListCallsQuery,
+        response: { 200: okEnvelope(CallPage), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const agent = await store.agents.get(request.workspace.id, q.model_id);
+      if (!agent) throw notFound(`model_id: agent ${q.model_id} not found`, 400);
+      let leadPhone: string | undefined;
+      if (q.lead_phone_number !== undefined) {
+        const normalized = normalizeE164(q.lead_phone_number);
+        if (!normalized)
+          throw invalidInput('query.lead_phone_number is not a valid phone number', [
+            'query',
+            'lead_phone_number',
+          ]);
+        leadPhone = normalized;
+      }
+      if (q.duration_min !== undefined && q.duration_max !== undefined && q.duration_min > q.duration_max)
+        throw invalidInput('query.duration_max must not be below duration_min', ['query', 'duration_max']);
+      if (q.from_date !== undefined && q.to_date !== undefined && q.from_date > q.to_date)
+        throw invalidInput('query.to_date must not be before from_date', ['query', 'to_date']);
+      const page = await store.calls.list(request.workspace.id, {
+        agentId: agent.id,
+        limit: q.limit,
+        offset: q.offset,
+        ...(q.call_status !== undefined ? { status: q.call_status } : {}),
+        ...(q.from_date !== undefined ? { fromDate: q.from_date } : {}),
+        ...(q.to_date !== undefined ? { toDate: q.to_date } : {}),
+        ...(q.duration_min !== undefined ? { durationMin: q.duration_min } : {}),
+        ...(q.duration_max !== undefined ? { durationMax: q.duration_max } : {}),
+        ...(leadPhone !== undefined ? { leadPhone } : {}),
+        ...(q.batch_call_id !== undefined ? { batchCallId: q.batch_call_id } : {}),
+      });
+      const tz = agentTimezoneOf(agent.spec);
+      return ok({
+        pagination: { total_records: page.total, limit: q.limit, offset: q.offset },
+        calls: page.calls.map((c) => listItem(c, tz)),
+      });
+    },
+  );
+
+  app.get(
+    '/calls/:call_id',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'A call: transcript, metadata, actions, analysis and quality',
+        params: CallIdParams,
+        response: { 200: okEnvelope(CallReadPage), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const id = request.params.call_id;
+      if (!isUuid(id)) throw invalidInput('params.call_id must be a UUID', ['params', 'call_id']);
+      const call = await store.calls.get(request.workspace.id, id);
+      if (!call) throw notFound(`call ${id} not found`);
+      const agent = await store.agents.get(call.workspaceId, call.agentId);
+      return ok({
+        pagination: { total_records: 1, limit: 1, offset: 0 },
+        calls: [presentCall(call, agent ? agentTimezoneOf(agent.spec) : undefined)],
+      });
+    },
+  );
+
+  app.post(
+    '/sim/inbound',
+    {
+      schema: {
+        tags: TAG,
+        summary:
+          'Place an inbound call on the sim carrier (a simulated person calls one of your sim numbers)',
+        body: SimInboundBody,
+        response: { 200: okEnvelope(SimInboundResult), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const workspace = request.workspace;
+      const from = normalizeE164(request.body.from_number);
+      if (!from) throw invalidInput('body.from_number is not a valid phone number', ['body', 'from_number']);
+      const to = normalizeE164(request.body.to_number);
+      if (!to) throw invalidInput('body.to_number is not a valid phone number', ['body', 'to_number']);
+      const number = await store.phoneNumbers.getBySlug(workspace.id, to.slice(1));
+      if (!number) throw notFound(`to_number: ${to} is not a number of this workspace`);
+      if (number.provider !== 'sim')
+        throw invalidInput(`body.to_number: ${to} is a ${number.provider} number, not a sim number`, [
+          'body',
+          'to_number',
+        ]);
+      const call = await calls.receive(workspace, { from, to });
+      return ok({ call_id: call.id, status: call.status });
+    },
+  );
+};

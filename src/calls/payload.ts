@@ -1,0 +1,87 @@
+import { toIso } from '../core/index.ts';
+import { presentActions } from '../runtime/index.ts';
+import type { Call } from '../store/index.ts';
+
+// The post-call webhook payload, exactly the specification's Events part: `status`,
+// `error_message`, `lead`, `call`, `executed_actions`, `analysis`, `metadata`,
+// `collected_variables`, and `action_execution_timeline` only when the workspace turned it on.
+
+/** `start_time` with its UTC offset in the call's timezone ("2026-01-05T09:30:00-05:00"). */
+export function zonedIso(ms: number, timeZone: string): string {
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      timeZoneName: 'longOffset',
+    }).formatToParts(new Date(ms));
+    const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+    const offset = get('timeZoneName').replace('GMT', '') || '+00:00';
+    return `${get('year')}-${get('month')}-${get('day')}T${get('hour')}:${get('minute')}:${get('second')}${offset}`;
+  } catch {
+    return toIso(ms);
+  }
+}
+
+export function callTimezone(call: Call, agentTimezone: string | undefined): string {
+  return call.leadTimezone || agentTimezone || 'UTC';
+}
+
+export interface PayloadOptions {
+  includeTimeline: boolean;
+  agentTimezone?: string;
+  recordingBaseUrl?: string;
+}
+
+export function postCallPayload(call: Call, options: PayloadOptions): Record<string, unknown> {
+  const actions = presentActions(call.state);
+  const timezone = callTimezone(call, options.agentTimezone);
+  const started = call.answeredAt ?? call.ringingAt ?? call.createdAt;
+  const payload: Record<string, unknown> = {
+    status: call.status,
+    error_message: call.errorMessage ?? '',
+    lead: {
+      name: call.leadName,
+      phone_number: call.type === 'inbound' ? call.phoneFrom : call.phoneTo,
+      prompt_variables: call.variables,
+    },
+    call: {
+      status: call.status,
+      end_call_reason: call.endCallReason ?? 'undefined',
+      ...(call.endCallReason === 'custom_end_call'
+        ? { custom_end_call_reason: call.customEndCallReason ?? '' }
+        : {}),
+      model_id: call.agentId,
+      call_id: call.id,
+      timezone,
+      duration: call.durationSeconds ?? 0,
+      start_time: zonedIso(started, timezone),
+      transcript: call.transcript,
+      recording_sid: null,
+      recording_url: '',
+      call_sid: call.callSid ?? '',
+      agents_used: agentsUsed(call),
+      diversion: null,
+      external_id: typeof call.metadata.external_id === 'string' ? call.metadata.external_id : '',
+    },
+    executed_actions: actions.executed_actions,
+    analysis: call.analysis ?? null,
+    metadata: call.metadata,
+    collected_variables: actions.collected_variables,
+  };
+  if (options.includeTimeline) payload.action_execution_timeline = actions.action_execution_timeline;
+  return payload;
+}
+
+/** The agents that handled the call: the one it ended with, after any it was routed from. */
+export function agentsUsed(call: Call): string[] {
+  const routedFrom = call.settings.routed_from;
+  return typeof routedFrom === 'string' && routedFrom !== call.agentId
+    ? [routedFrom, call.agentId]
+    : [call.agentId];
+}

@@ -1,0 +1,396 @@
+import { sql, type Selectable, type Updateable } from 'kysely';
+import { newId, type Clock } from '../core/index.ts';
+import type { Db, DialectName } from './database.ts';
+import { fromJson, toJson } from './json.ts';
+import type { CallTable } from './schema.ts';
+
+// Calls. The status rules (which moves are allowed) belong to src/calls; this repository only
+// applies a move when the row is still in one of the statuses the caller allows (a compare and
+// set), and keeps the slot count exact: `admit` takes slots for waiting calls under a lock on the
+// workspace row, `update` releases a call's slot with the move that ends it.
+
+export interface Call {
+  seq: number;
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  type: 'outbound' | 'inbound' | 'web';
+  status: string;
+  endCallReason: string | null;
+  customEndCallReason: string | null;
+  errorMessage: string | null;
+  phoneFrom: string;
+  phoneTo: string;
+  leadName: string;
+  leadEmail: string | null;
+  leadTimezone: string | null;
+  variables: Record<string, string | number | boolean>;
+  metadata: Record<string, unknown>;
+  settings: Record<string, unknown>;
+  webhookUrl: string | null;
+  batchCallId: string | null;
+  batchTaskId: string | null;
+  state: unknown;
+  analysis: unknown;
+  quality: unknown;
+  transcript: string;
+  callSid: string | null;
+  node: string | null;
+  holdsSlot: boolean;
+  createdAt: number;
+  ringingAt: number | null;
+  answeredAt: number | null;
+  endedAt: number | null;
+  durationSeconds: number | null;
+  version: number;
+  updatedAt: number;
+}
+
+export interface NewCall {
+  id?: string;
+  agentId: string;
+  type: Call['type'];
+  /** `pending` (waits for a slot) or `registered` (inbound, being routed). */
+  status: string;
+  phoneFrom: string;
+  phoneTo: string;
+  leadName: string;
+  leadEmail?: string | null;
+  leadTimezone?: string | null;
+  variables?: Record<string, string | number | boolean>;
+  metadata?: Record<string, unknown>;
+  settings?: Record<string, unknown>;
+  webhookUrl?: string | null;
+  batchCallId?: string | null;
+  batchTaskId?: string | null;
+  /** Take a slot at creation (inbound calls); the caller checked there is one. */
+  holdsSlot?: boolean;
+  node?: string | null;
+}
+
+/** Fields a move may set. */
+export interface CallPatch {
+  status?: string;
+  agentId?: string;
+  endCallReason?: string | null;
+  customEndCallReason?: string | null;
+  errorMessage?: string | null;
+  variables?: Record<string, string | number | boolean>;
+  metadata?: Record<string, unknown>;
+  settings?: Record<string, unknown>;
+  state?: unknown;
+  analysis?: unknown;
+  quality?: unknown;
+  transcript?: string;
+  callSid?: string | null;
+  node?: string | null;
+  holdsSlot?: boolean;
+  ringingAt?: number;
+  answeredAt?: number;
+  endedAt?: number;
+  durationSeconds?: number;
+}
+
+export interface CallFilters {
+  agentId?: string;
+  status?: string;
+  /** Calls that began (ringing, or answered for inbound) at or after. */
+  fromDate?: number;
+  /** Calls that ended at or before. */
+  toDate?: number;
+  durationMin?: number;
+  durationMax?: number;
+  /** Exact E.164, caller or callee. */
+  leadPhone?: string;
+  batchCallId?: string;
+  limit: number;
+  offset: number;
+}
+
+function toCall(row: Selectable<CallTable>): Call {
+  const n = (v: number | null) => (v === null || v === undefined ? null : Number(v));
+  return {
+    seq: Number(row.seq),
+    id: row.id,
+    workspaceId: row.workspace_id,
+    agentId: row.agent_id,
+    type: row.type as Call['type'],
+    status: row.status,
+    endCallReason: row.end_call_reason,
+    customEndCallReason: row.custom_end_call_reason,
+    errorMessage: row.error_message,
+    phoneFrom: row.phone_from,
+    phoneTo: row.phone_to,
+    leadName: row.lead_name,
+    leadEmail: row.lead_email,
+    leadTimezone: row.lead_timezone,
+    variables: fromJson<Call['variables']>(row.variables) ?? {},
+    metadata: fromJson<Record<string, unknown>>(row.metadata) ?? {},
+    settings: fromJson<Record<string, unknown>>(row.settings) ?? {},
+    webhookUrl: row.webhook_url,
+    batchCallId: row.batch_call_id,
+    batchTaskId: row.batch_task_id,
+    state: fromJson<unknown>(row.state),
+    analysis: fromJson<unknown>(row.analysis),
+    quality: fromJson<unknown>(row.quality),
+    transcript: row.transcript,
+    callSid: row.call_sid,
+    node: row.node,
+    holdsSlot: Number(row.holds_slot) === 1,
+    createdAt: Number(row.created_at),
+    ringingAt: n(row.ringing_at),
+    answeredAt: n(row.answered_at),
+    endedAt: n(row.ended_at),
+    durationSeconds: n(row.duration_seconds),
+    version: Number(row.version),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function patchValues(patch: CallPatch): Updateable<CallTable> {
+  const v: Updateable<CallTable> = {};
+  if (patch.status !== undefined) v.status = patch.status;
+  if (patch.agentId !== undefined) v.agent_id = patch.agentId;
+  if (patch.endCallReason !== undefined) v.end_call_reason = patch.endCallReason;
+  if (patch.customEndCallReason !== undefined) v.custom_end_call_reason = patch.customEndCallReason;
+  if (patch.errorMessage !== undefined) v.error_message = patch.errorMessage;
+  if (patch.variables !== undefined) v.variables = toJson(patch.variables);
+  if (patch.metadata !== undefined) v.metadata = toJson(patch.metadata);
+  if (patch.settings !== undefined) v.settings = toJson(patch.settings);
+  if (patch.state !== undefined) v.state = toJson(patch.state);
+  if (patch.analysis !== undefined) v.analysis = toJson(patch.analysis);
+  if (patch.quality !== undefined) v.quality = toJson(patch.quality);
+  if (patch.transcript !== undefined) v.transcript = patch.transcript;
+  if (patch.callSid !== undefined) v.call_sid = patch.callSid;
+  if (patch.node !== undefined) v.node = patch.node;
+  if (patch.holdsSlot !== undefined) v.holds_slot = patch.holdsSlot ? 1 : 0;
+  if (patch.ringingAt !== undefined) v.ringing_at = patch.ringingAt;
+  if (patch.answeredAt !== undefined) v.answered_at = patch.answeredAt;
+  if (patch.endedAt !== undefined) v.ended_at = patch.endedAt;
+  if (patch.durationSeconds !== undefined) v.duration_seconds = patch.durationSeconds;
+  return v;
+}
+
+type Transact = <T>(fn: (db: Db) => Promise<T>) => Promise<T>;
+
+export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: Transact = (fn) => fn(db)) {
+  /** Serializes slot accounting of one workspace: a row lock on PostgreSQL; SQLite's write lock. */
+  async function lockWorkspace(trx: Db, workspaceId: string) {
+    if (dialect === 'postgres') {
+      await sql`select id from workspaces where id = ${workspaceId} for update`.execute(trx);
+    }
+  }
+
+  async function busy(trx: Db, workspaceId: string): Promise<number> {
+    const row = await trx
+      .selectFrom('calls')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('holds_slot', '=', 1)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  return {
+    async create(workspaceId: string, input: NewCall): Promise<Call> {
+      const now = clock.now();
+      const row = await db
+        .insertInto('calls')
+        .values({
+          id: input.id ?? newId(),
+          workspace_id: workspaceId,
+          agent_id: input.agentId,
+          type: input.type,
+          status: input.status,
+          phone_from: input.phoneFrom,
+          phone_to: input.phoneTo,
+          lead_name: input.leadName,
+          lead_email: input.leadEmail ?? null,
+          lead_timezone: input.leadTimezone ?? null,
+          variables: toJson(input.variables ?? {}) ?? '{}',
+          metadata: toJson(input.metadata ?? {}) ?? '{}',
+          settings: toJson(input.settings ?? {}) ?? '{}',
+          webhook_url: input.webhookUrl ?? null,
+          batch_call_id: input.batchCallId ?? null,
+          batch_task_id: input.batchTaskId ?? null,
+          node: input.node ?? null,
+          holds_slot: input.holdsSlot ? 1 : 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toCall(row);
+    },
+
+    async get(workspaceId: string, id: string): Promise<Call | null> {
+      const row = await db
+        .selectFrom('calls')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row ? toCall(row) : null;
+    },
+
+    async list(workspaceId: string, f: CallFilters): Promise<{ calls: Call[]; total: number }> {
+      let q = db.selectFrom('calls').where('workspace_id', '=', workspaceId);
+      if (f.agentId !== undefined) q = q.where('agent_id', '=', f.agentId);
+      if (f.status !== undefined) q = q.where('status', '=', f.status);
+      if (f.batchCallId !== undefined) q = q.where('batch_call_id', '=', f.batchCallId);
+      if (f.leadPhone !== undefined) {
+        const phone = f.leadPhone;
+        q = q.where((eb) => eb.or([eb('phone_to', '=', phone), eb('phone_from', '=', phone)]));
+      }
+      if (f.fromDate !== undefined) {
+        const from = f.fromDate;
+        q = q.where((eb) => eb(eb.fn.coalesce('ringing_at', 'answered_at'), '>=', from));
+      }
+      if (f.toDate !== undefined) q = q.where('ended_at', '<=', f.toDate);
+      if (f.durationMin !== undefined) q = q.where('duration_seconds', '>=', f.durationMin);
+      if (f.durationMax !== undefined) q = q.where('duration_seconds', '<=', f.durationMax);
+      const [rows, count] = await Promise.all([
+        q.selectAll().orderBy('seq', 'desc').limit(f.limit).offset(f.offset).execute(),
+        q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+      ]);
+      return { calls: rows.map(toCall), total: Number(count?.n ?? 0) };
+    },
+
+    /**
+     * Applies `patch` if the call is still in one of `from` (and, when given, at `version`);
+     * null when it is not (another writer moved it first). Bumps the version.
+     */
+    async update(
+      workspaceId: string,
+      id: string,
+      from: readonly string[],
+      patch: CallPatch,
+      version?: number,
+    ): Promise<Call | null> {
+      let q = db
+        .updateTable('calls')
+        .set({ ...patchValues(patch), version: sql`version + 1`, updated_at: clock.now() })
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .where('status', 'in', [...from]);
+      if (version !== undefined) q = q.where('version', '=', version);
+      const row = await q.returningAll().executeTakeFirst();
+      return row ? toCall(row) : null;
+    },
+
+    /** Calls holding a slot now. */
+    busy: (workspaceId: string) => busy(db, workspaceId),
+
+    /**
+     * Gives free slots to waiting calls, oldest first: each admitted call moves from `pending` to
+     * `ringing`, holds a slot and is owned by `node`. Other processes admitting at the same time
+     * wait for the workspace lock, so the cap holds across processes.
+     */
+    async admit(workspaceId: string, max: number, node: string, limit = 100): Promise<Call[]> {
+      return transact(async (trx) => {
+        await lockWorkspace(trx, workspaceId);
+        const free = Math.min(limit, max - (await busy(trx, workspaceId)));
+        if (free <= 0) return [];
+        const waiting = await trx
+          .selectFrom('calls')
+          .select('id')
+          .where('workspace_id', '=', workspaceId)
+          .where('status', '=', 'pending')
+          .orderBy('seq')
+          .limit(free)
+          .execute();
+        if (waiting.length === 0) return [];
+        const now = clock.now();
+        const rows = await trx
+          .updateTable('calls')
+          .set({
+            status: 'ringing',
+            holds_slot: 1,
+            node,
+            ringing_at: now,
+            version: sql`version + 1`,
+            updated_at: now,
+          })
+          .where(
+            'id',
+            'in',
+            waiting.map((w) => w.id),
+          )
+          .where('status', '=', 'pending')
+          .returningAll()
+          .execute();
+        return rows.map(toCall).sort((a, b) => a.seq - b.seq);
+      });
+    },
+
+    /**
+     * Takes a slot for a call that does not wait (an inbound call) if one is free; false when the
+     * workspace is at its limit.
+     */
+    async takeSlot(workspaceId: string, id: string, max: number): Promise<boolean> {
+      return transact(async (trx) => {
+        await lockWorkspace(trx, workspaceId);
+        if ((await busy(trx, workspaceId)) >= max) return false;
+        const result = await trx
+          .updateTable('calls')
+          .set({ holds_slot: 1, version: sql`version + 1`, updated_at: clock.now() })
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) > 0;
+      });
+    },
+
+    /** Workspaces with waiting calls (for a poll that admits them). */
+    async workspacesWaiting(limit = 100): Promise<string[]> {
+      const rows = await db
+        .selectFrom('calls')
+        .select('workspace_id')
+        .distinct()
+        .where('status', '=', 'pending')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => r.workspace_id);
+    },
+
+    /** How many calls wait before `seq` in the workspace (for `eta`). */
+    async waitingBefore(workspaceId: string, seq: number): Promise<number> {
+      const row = await db
+        .selectFrom('calls')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('status', '=', 'pending')
+        .where('seq', '<', seq)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    /** Mean duration in seconds of the workspace's last `n` ended calls that were answered. */
+    async recentMeanDuration(workspaceId: string, n = 50): Promise<number | null> {
+      const rows = await db
+        .selectFrom('calls')
+        .select('duration_seconds')
+        .where('workspace_id', '=', workspaceId)
+        .where('duration_seconds', '>', 0)
+        .orderBy('seq', 'desc')
+        .limit(n)
+        .execute();
+      if (rows.length === 0) return null;
+      return rows.reduce((sum, r) => sum + Number(r.duration_seconds), 0) / rows.length;
+    },
+
+    /** Calls a node was running (for recovery after it stopped). */
+    async ownedBy(node: string, statuses: readonly string[]): Promise<Call[]> {
+      const rows = await db
+        .selectFrom('calls')
+        .selectAll()
+        .where('node', '=', node)
+        .where('status', 'in', [...statuses])
+        .orderBy('seq')
+        .execute();
+      return rows.map(toCall);
+    },
+  };
+}
+
+export type CallsRepo = ReturnType<typeof callsRepo>;
