@@ -2,6 +2,7 @@
 // Each case writes its own section of bench/RESULTS.md. Child servers and temp dirs are removed at
 // the end, also on failure, and a watchdog stops the run if it overruns.
 import { runApiCase, type CaseContext } from './api.ts';
+import { callPhaseSeconds, runCallsCase } from './calls.ts';
 import { chatPhaseSeconds, runChatCase } from './chat.ts';
 import { loadSettings, runCleanups } from './lib.ts';
 import { runWebhooksCase, webhookPhaseSeconds } from './webhooks.ts';
@@ -22,6 +23,8 @@ const CASES: Record<string, BenchCase> = {
   },
   // Warm-ups, then N plain POSTs and N signed deliveries (enqueue + drain).
   webhooks: { run: runWebhooksCase, loadSeconds: ({ settings: s }) => 3 * webhookPhaseSeconds(s.durationS) },
+  // Warm-up, then N sim calls and N bare conversations.
+  calls: { run: runCallsCase, loadSeconds: ({ settings: s }) => 3 * callPhaseSeconds(s.durationS) },
 };
 
 const SETUP_ALLOWANCE_S = 60;

@@ -22,6 +22,8 @@ export interface ActionOutcome {
 
 export interface ActionTool {
   spec: ActionToolSpec;
+  /** Said before the tool runs (a custom action's `speech_while_using_the_tool`). */
+  readonly messageBefore?: string;
   execute(args: Record<string, unknown>, context: ActionToolContext): Promise<ActionOutcome>;
 }
 

@@ -325,6 +325,11 @@ export class ConversationSession {
       }
       this.#history.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
       for (const toolCall of result.toolCalls) {
+        const before = this.#tools.get(toolCall.name)?.messageBefore?.trim();
+        if (before && !parts.includes(before)) {
+          options.onText?.(before);
+          parts.push(before);
+        }
         const said = await this.#runTool(turn, toolCall, parts.length > 0, options);
         if (said) {
           options.onText?.(said);

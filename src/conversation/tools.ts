@@ -15,6 +15,9 @@ export interface ToolOutcome {
 
 export interface Tool {
   spec: ToolSpec;
+  /** Said before the tool runs, so the other side is not left in silence (a custom action's
+   * `speech_while_using_the_tool`). */
+  messageBefore?: string;
   execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome>;
 }
 

@@ -250,6 +250,26 @@ forEachStore('chat actions', (target) => {
     expect(hits).toContain('/orders/A42');
   }, 15_000);
 
+  it('says speech_while_using_the_tool before the action runs, then the answer', async () => {
+    const agent = await newAgent({ prompt: 'Look orders up.', greeting_message: 'Hi' });
+    const action = await newAction({
+      CUSTOM_ACTION: {
+        name: 'lookup',
+        http_mode: 'GET',
+        url: `${base}/orders/{order_id}`,
+        variables_during_the_call: [{ name: 'order_id', description: 'The order' }],
+        speech_while_using_the_tool: 'One moment while I check.',
+      },
+    });
+    await attach(agent, [action]);
+    const { id } = await createChat(agent);
+    queue.push({ toolCalls: [{ name: 'lookup', arguments: { order_id: 'B7' } }] }, { text: 'It shipped.' });
+    expect(await send(id, 'where is B7?')).toBe('One moment while I check. It shipped.');
+    expect((await read(id)).executed_actions.lookup).toMatchObject({
+      message_before_action: 'One moment while I check.',
+    });
+  });
+
   it('runs a pre-call custom action once at creation; its result fills the greeting', async () => {
     const agent = await newAgent({
       prompt: 'You help {first_name}.',
