@@ -18,7 +18,11 @@ import {
   type MessagingDeps,
 } from './runtime/index.ts';
 import { createSimCarrier, type CalleeFactory } from './telephony/index.ts';
+import { createDialer, type Dialer } from './dialer/index.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
+
+/** The NOTIFY channel that wakes dialers: a slot freed, a batch created or resumed. */
+const DIALER_CHANNEL = 'dialer';
 import {
   createBuiltinLLM,
   createModelRouter,
@@ -51,6 +55,8 @@ export interface AppOverrides {
   models?: ModelRouter;
   /** Text-message adapters; default: the sim, plus Twilio when `config.twilio` is set. */
   messaging?: MessagingDeps;
+  /** What this process does (`parley serve --role`); default both the API and the background work. */
+  role?: Role;
 }
 
 export interface App {
@@ -137,14 +143,23 @@ export interface EngineOptions {
   inboundWebhookTimeoutMs?: number;
   /** How often calls waiting without an announcement (other processes) are looked for; default 1 s. */
   callsPollIntervalMs?: number;
+  /**
+   * `all` (default): API and background work; `api`: stores calls and batches for the workers;
+   * `worker`: runs calls, campaigns and webhook delivery.
+   */
+  role?: Role;
   /** Webhook delivery tuning (tests shorten the retry schedule). */
   webhooks?: { retryDelaysMs?: readonly number[]; attemptTimeoutMs?: number; pollIntervalMs?: number };
 }
 
-/** What runs behind the API: conversations, calls on the carriers, webhook delivery. */
+export type Role = 'all' | 'api' | 'worker';
+export const ROLES: readonly Role[] = ['all', 'api', 'worker'];
+
+/** What runs behind the API: conversations, calls on the carriers, campaigns, webhook delivery. */
 export interface Engine {
   services: ConversationServices;
   calls: CallService;
+  dialer: Dialer;
   webhooks: WebhookDispatcher;
   start(): Promise<void>;
   /** Stops taking calls, lets calls in progress finish (bounded), flushes webhooks. */
@@ -190,6 +205,10 @@ export function createEngine(options: EngineOptions): Engine {
     callee: person('callee'),
     caller: person('caller'),
   });
+  const role = options.role ?? 'all';
+  const background = role !== 'api';
+  // Set below: the dialer and the call service wake each other.
+  let wakeDialer = () => undefined as void;
   const calls = createCallService({
     store,
     runtime: services.runtime,
@@ -198,24 +217,48 @@ export function createEngine(options: EngineOptions): Engine {
     logger,
     node: options.node,
     webhooks,
+    runsCalls: background,
+    // A freed slot is refilled at once here, and in other processes through NOTIFY.
+    onCallEnded: () => {
+      wakeDialer();
+      void store.signals.notify(DIALER_CHANNEL).catch(() => undefined);
+    },
     ...(options.callsPollIntervalMs ? { pollIntervalMs: options.callsPollIntervalMs } : {}),
     inboundWebhook: {
       http,
       ...(options.inboundWebhookTimeoutMs ? { timeoutMs: options.inboundWebhookTimeoutMs } : {}),
     },
   });
+  const dialer = createDialer({
+    store,
+    calls,
+    clock,
+    logger,
+    node: options.node,
+    ...(options.callsPollIntervalMs ? { pollIntervalMs: options.callsPollIntervalMs } : {}),
+  });
+  // API-only nodes tell the workers about new work through NOTIFY; workers wake their dialer.
+  wakeDialer = background
+    ? () => dialer.wake()
+    : () => void store.signals.notify(DIALER_CHANNEL).catch(() => undefined);
   const loop = new AbortController();
   return {
     services,
     calls,
+    dialer: background ? dialer : { ...dialer, wake: wakeDialer },
     webhooks,
     async start() {
-      webhooks.start(loop.signal);
+      if (!background) return;
+      webhooks.start();
       await calls.start(loop.signal);
+      await store.signals.listen(DIALER_CHANNEL, () => dialer.wake(), loop.signal);
+      await dialer.start(loop.signal);
     },
     async stop(graceMs = 10_000) {
-      await calls.stop(graceMs);
+      // Stop dialing, let calls in progress end (bounded), then deliver what is in flight.
       loop.abort();
+      await dialer.stop();
+      await calls.stop(graceMs);
       await webhooks.stop();
     },
   };
@@ -234,6 +277,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const logger = overrides.logger ?? createLogger({ level: config.logLevel, logPii: config.logPii });
   const announce = overrides.announce ?? ((line: string) => process.stdout.write(`${line}\n`));
 
+  const role = overrides.role ?? 'all';
   const store = await openStore(config, clock);
   let api: FastifyInstance | undefined;
   let engine: Engine | undefined;
@@ -258,12 +302,15 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       allowPrivateNetwork: config.allowPrivateNetwork,
       messaging: overrides.messaging ?? messagingAdapters(config, clock),
       inboundWebhookTimeoutMs: config.inboundWebhookTimeoutMs,
+      role,
     });
     api = await buildApi({
       store,
       logger,
       services: engine.services,
       calls: engine.calls,
+      dialer: engine.dialer,
+      apiRoutes: role !== 'worker',
       publicUrl: config.publicUrl,
       bodyLimitBytes: config.bodyLimitBytes,
       models,

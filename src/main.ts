@@ -1,14 +1,14 @@
-import { createApp } from './app.ts';
+import { createApp, type Role } from './app.ts';
 import { loadConfig } from './core/index.ts';
 
 // The process entry of `parley serve`: start, listen, and on SIGTERM or SIGINT stop taking
 // requests, finish those in flight (bounded by PARLEY_SHUTDOWN_TIMEOUT_MS) and close the store.
 
-export async function serve(): Promise<void> {
+export async function serve(role: Role = 'all'): Promise<void> {
   const config = loadConfig();
-  const app = await createApp(config);
+  const app = await createApp(config, { role });
   const address = await app.listen();
-  app.logger.info({ address, node: config.nodeName, store: app.store.dialect }, 'parley listening');
+  app.logger.info({ address, node: config.nodeName, store: app.store.dialect, role }, 'parley listening');
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -8,7 +8,7 @@ import { silentLogger, systemClock, type Clock, type Plan } from '../src/core/in
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
 import { createScriptedLLM } from '../src/providers/testing/scripted-llm.ts';
 import type { RateLimitOptions } from '../src/api/rate-limit.ts';
-import type { Store } from '../src/store/index.ts';
+import type { Store, StoreLimits } from '../src/store/index.ts';
 import { storeTargets, type StoreTarget } from '../src/store/testing/index.ts';
 
 // API test harness: the real Fastify app over a real store (one per dialect), driven with
@@ -70,9 +70,11 @@ export async function createTestApi(
     webhooks?: { retryDelaysMs?: readonly number[]; attemptTimeoutMs?: number; pollIntervalMs?: number };
     inboundWebhookTimeoutMs?: number;
     callsPollIntervalMs?: number;
+    /** Lower store limits (recipients per batch) to test their edges cheaply. */
+    limits?: StoreLimits;
   } = {},
 ): Promise<TestApi> {
-  const store = await target.open(options.clock ?? systemClock);
+  const store = await target.open(options.clock ?? systemClock, options.limits ?? {});
   const models = createModelRouter({
     platform: options.llm ?? createScriptedLLM([{ text: 'OK.' }], { repeatLast: true }),
   });
@@ -95,6 +97,7 @@ export async function createTestApi(
     models,
     services: engine.services,
     calls: engine.calls,
+    dialer: engine.dialer,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.publicRateLimit ? { publicRateLimit: options.publicRateLimit } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),

@@ -22,6 +22,7 @@ import { createMetricsRegistry, registerMetrics } from './metrics.ts';
 import { createChatChannels } from './messaging/channels.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { callRoutes } from './calls/routes.ts';
+import { batchRoutes } from './batches/routes.ts';
 import { calendarRoutes } from './calendar/routes.ts';
 import { logRoutes } from './logs/routes.ts';
 import { messagingRoutes } from './messaging/routes.ts';
@@ -55,9 +56,15 @@ export interface ApiDeps {
   services?: ConversationServices;
   /** Calls (POST /calls, GET /calls, the sim's inbound calls); absent: those routes are not served. */
   calls?: CallService;
+  /** The campaign dialer, woken when a batch may have something to dial. */
+  dialer?: { wake(): void };
+  /** false: only health, readiness and metrics (a `--role worker` node). Default true. */
+  apiRoutes?: boolean;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** POST /v2/calls/batch takes up to 10,000 recipients per request: 32 MiB at least. */
+const BATCH_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /** Builds the HTTP application (not listening); tests drive it with `inject()`. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
@@ -102,6 +109,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerHealth(app, deps.store);
   await registerOpenApi(app, deps.publicUrl);
 
+  if (deps.apiRoutes === false) return app;
   await app.register(
     async (v2) => {
       const auth = createAuthenticator(deps.store, clock, deps.authCacheTtlMs);
@@ -111,6 +119,12 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await v2.register(numberRoutes, { store: deps.store });
       await v2.register(actionRoutes, { store: deps.store });
       await v2.register(calendarRoutes, { store: deps.store, clock });
+      await v2.register(batchRoutes, {
+        store: deps.store,
+        clock,
+        batchBodyLimitBytes: Math.max(deps.bodyLimitBytes, BATCH_BODY_LIMIT_BYTES),
+        ...(deps.dialer ? { dialer: deps.dialer } : {}),
+      });
       if (deps.calls) await v2.register(callRoutes, { store: deps.store, calls: deps.calls });
       await v2.register(knowledgeRoutes, {
         store: deps.store,

@@ -17,6 +17,7 @@ export { callQuality, type CallQuality } from './quality.ts';
 export {
   DEFAULT_CALL_SECONDS,
   createCallService,
+  newCallOf,
   type CallService,
   type CallServiceOptions,
   type PlaceCallInput,

@@ -2,7 +2,7 @@ import { systemClock, type Clock, type HttpPort, type Logger } from '../core/ind
 import { analyzeConversation } from '../conversation/index.ts';
 import type { AgentRuntime, Conversation } from '../runtime/index.ts';
 import { routeInboundCall } from '../webhooks/index.ts';
-import type { Agent, Call, CallPatch, Store, Workspace } from '../store/index.ts';
+import type { Agent, Call, CallPatch, NewCall, Store, Workspace } from '../store/index.ts';
 import type { AnsweredBy, CallLeg, Carrier, DialOutcome } from '../telephony/index.ts';
 import { converse, type ConverseResult, type VoicemailSettings } from './converse.ts';
 import { callTimezone, postCallPayload } from './payload.ts';
@@ -52,6 +52,13 @@ export interface CallServiceOptions {
   webhooks?: { wake(): void };
   /** How often to look for calls waiting that no event announced (other processes); default 1 s. */
   pollIntervalMs?: number;
+  /** Told after a call's last move committed (the dialer refills the freed slot at once). */
+  onCallEnded?: (call: Call) => void;
+  /**
+   * false on API-only nodes (`--role api`): calls are stored and left for the workers, which
+   * admit and run them. Default true.
+   */
+  runsCalls?: boolean;
 }
 
 export interface CallService {
@@ -86,6 +93,32 @@ const variablesOfLead = (input: PlaceCallInput) => ({
   ...(input.leadTimezone ? { lead_timezone: input.leadTimezone } : {}),
 });
 
+/** The stored call for a placement (the dialer creates it inside its own transaction). */
+export function newCallOf(input: PlaceCallInput & { id?: string }): NewCall {
+  const agentSpec = input.agent.spec as { external_webhook_url?: string };
+  return {
+    ...(input.id ? { id: input.id } : {}),
+    agentId: input.agent.id,
+    type: 'outbound',
+    status: 'pending',
+    phoneFrom: input.from,
+    phoneTo: input.to,
+    leadName: input.leadName,
+    leadEmail: input.leadEmail ?? null,
+    leadTimezone: input.leadTimezone ?? null,
+    variables: variablesOfLead(input),
+    metadata: input.metadata ?? {},
+    settings: {
+      provider: input.provider,
+      ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
+      ...(input.greeting !== undefined ? { greeting: input.greeting } : {}),
+    },
+    webhookUrl: input.webhookUrl ?? agentSpec.external_webhook_url ?? null,
+    batchCallId: input.batchCallId ?? null,
+    batchTaskId: input.batchTaskId ?? null,
+  };
+}
+
 export function createCallService(options: CallServiceOptions): CallService {
   const { store, runtime, logger, node } = options;
   const clock = options.clock ?? systemClock;
@@ -103,29 +136,8 @@ export function createCallService(options: CallServiceOptions): CallService {
   }
 
   async function place(workspace: Workspace, input: PlaceCallInput) {
-    const agentSpec = input.agent.spec as { external_webhook_url?: string };
-    const call = await store.calls.create(workspace.id, {
-      agentId: input.agent.id,
-      type: 'outbound',
-      status: 'pending',
-      phoneFrom: input.from,
-      phoneTo: input.to,
-      leadName: input.leadName,
-      leadEmail: input.leadEmail ?? null,
-      leadTimezone: input.leadTimezone ?? null,
-      variables: variablesOfLead(input),
-      metadata: input.metadata ?? {},
-      settings: {
-        provider: input.provider,
-        ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
-        ...(input.greeting !== undefined ? { greeting: input.greeting } : {}),
-      },
-      webhookUrl: input.webhookUrl ?? agentSpec.external_webhook_url ?? null,
-      batchCallId: input.batchCallId ?? null,
-      batchTaskId: input.batchTaskId ?? null,
-    });
-    const ahead = await store.calls.waitingBefore(workspace.id, call.seq);
-    const busy = await store.calls.busy(workspace.id);
+    const call = await store.calls.create(workspace.id, newCallOf(input));
+    const { waiting: ahead, busy } = await store.calls.queueAhead(workspace.id, call.seq);
     const max = Math.max(1, workspace.maxConcurrentCalls);
     let eta = 0;
     if (ahead + busy >= max) {
@@ -137,7 +149,7 @@ export function createCallService(options: CallServiceOptions): CallService {
   }
 
   function admit(workspaceId: string): Promise<void> {
-    if (stopped) return Promise.resolve();
+    if (stopped || options.runsCalls === false) return Promise.resolve();
     // One admission per workspace at a time in this process; a request during one runs after it.
     const previous = admitting.get(workspaceId) ?? Promise.resolve();
     const next = previous
@@ -360,6 +372,7 @@ export function createCallService(options: CallServiceOptions): CallService {
       const updated = await repos.calls.update(workspace.id, call.id, movesInto(end.status), patch);
       if (!updated) return null;
       await repos.workspaces.addUsage(workspace.id, updated.durationSeconds ?? 0);
+      if (updated.batchCallId) await repos.batches.callEnded(updated.batchCallId);
       if (updated.webhookUrl) {
         await repos.webhooks.enqueue({
           workspaceId: workspace.id,
@@ -376,6 +389,7 @@ export function createCallService(options: CallServiceOptions): CallService {
       return updated;
     });
     if (final?.webhookUrl) options.webhooks?.wake();
+    if (final) options.onCallEnded?.(final);
     if (final)
       logger.info(
         { call_id: final.id, status: final.status, timezone: callTimezone(final, agentTimezone) },
@@ -571,6 +585,7 @@ export function createCallService(options: CallServiceOptions): CallService {
     receive,
     admit,
     async start(signal) {
+      if (options.runsCalls === false) return;
       signal?.addEventListener('abort', () => loop.abort(), { once: true });
       await recover();
       void poll();

@@ -281,6 +281,17 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
     /** Calls holding a slot now. */
     busy: (workspaceId: string) => busy(db, workspaceId),
 
+    /** Calls waiting for a slot now. */
+    async waiting(workspaceId: string): Promise<number> {
+      const row = await db
+        .selectFrom('calls')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
     /**
      * Gives free slots to waiting calls, oldest first: each admitted call moves from `pending` to
      * `ringing`, holds a slot and is owned by `node`. Other processes admitting at the same time
@@ -353,16 +364,29 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       return rows.map((r) => r.workspace_id);
     },
 
-    /** How many calls wait before `seq` in the workspace (for `eta`). */
-    async waitingBefore(workspaceId: string, seq: number): Promise<number> {
+    /**
+     * For `eta`: the calls waiting before `seq` and the calls holding slots, read in one statement
+     * (one snapshot), so a call admitted meanwhile is counted once.
+     */
+    async queueAhead(workspaceId: string, seq: number): Promise<{ waiting: number; busy: number }> {
       const row = await db
-        .selectFrom('calls')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .where('status', '=', 'pending')
-        .where('seq', '<', seq)
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
+        .selectNoFrom((eb) => [
+          eb
+            .selectFrom('calls')
+            .select(eb.fn.countAll<number>().as('n'))
+            .where('workspace_id', '=', workspaceId)
+            .where('status', '=', 'pending')
+            .where('seq', '<', seq)
+            .as('waiting'),
+          eb
+            .selectFrom('calls')
+            .select(eb.fn.countAll<number>().as('n'))
+            .where('workspace_id', '=', workspaceId)
+            .where('holds_slot', '=', 1)
+            .as('busy'),
+        ])
+        .executeTakeFirstOrThrow();
+      return { waiting: Number(row.waiting ?? 0), busy: Number(row.busy ?? 0) };
     },
 
     /** Mean duration in seconds of the workspace's last `n` ended calls that were answered. */

@@ -29,8 +29,23 @@ export interface Database {
    * timeout instead of failing half-way through a read-then-write.
    */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  /** Wake-ups between processes sharing the database (see `Signals`). */
+  readonly signals: Signals;
   close(): Promise<void>;
 }
+
+/**
+ * Signals between processes: PostgreSQL's LISTEN/NOTIFY, scoped to the store's schema (several
+ * stores may share one database). The embedded store is one process's: signals do nothing, and
+ * in-process wake-ups cover it.
+ */
+export interface Signals {
+  notify(channel: string): Promise<void>;
+  /** Calls `onSignal` for every notification on `channel` until `signal` aborts. */
+  listen(channel: string, onSignal: () => void, signal: AbortSignal): Promise<void>;
+}
+
+const noSignals: Signals = { notify: async () => undefined, listen: async () => undefined };
 
 const INT8_OID = 20;
 const STATEMENT_CACHE_SIZE = 500;
@@ -96,6 +111,7 @@ function openSqlite(file: string): Database {
         }
       });
     },
+    signals: noSignals,
     close: () => db.destroy(),
   };
 }
@@ -112,11 +128,40 @@ function openPostgres(options: Extract<DatabaseOptions, { dialect: 'postgres' }>
     },
   });
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const scoped = (channel: string) => `parley_${options.schema ?? 'public'}_${channel}`.slice(0, 63);
+  const listeners = new Set<pg.Client>();
+  const signals: Signals = {
+    async notify(channel) {
+      await sql`select pg_notify(${scoped(channel)}, '')`.execute(db);
+    },
+    async listen(channel, onSignal, signal) {
+      // One connection per listener; it is closed when `signal` aborts or the store closes.
+      const client = new pg.Client({ connectionString: options.url });
+      client.on('error', () => undefined); // a dropped connection only ends the wake-ups
+      await client.connect();
+      listeners.add(client);
+      client.on('notification', () => onSignal());
+      await client.query(`listen ${quoteIdent(scoped(channel))}`);
+      signal.addEventListener(
+        'abort',
+        () => {
+          listeners.delete(client);
+          void client.end().catch(() => undefined);
+        },
+        { once: true },
+      );
+    },
+  };
   return {
     dialect: 'postgres',
     db,
     transaction: (fn) => db.transaction().execute((trx) => fn(trx)),
-    close: () => db.destroy(),
+    signals,
+    close: async () => {
+      await Promise.all([...listeners].map((c) => c.end().catch(() => undefined)));
+      listeners.clear();
+      await db.destroy();
+    },
   };
 }
 

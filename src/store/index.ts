@@ -1,5 +1,5 @@
-export { createStore, type Store, type Repositories } from './store.ts';
-export type { DatabaseOptions, DialectName } from './database.ts';
+export { createStore, type Store, type Repositories, type StoreLimits } from './store.ts';
+export type { DatabaseOptions, DialectName, Signals } from './database.ts';
 export { ACTION_KINDS } from './records.ts';
 export type {
   Action,
@@ -49,3 +49,15 @@ export {
 export { generateApiKey, hashApiKey, type CreatedApiKey } from './api-keys.ts';
 export { bootstrapWorkspace, DEFAULT_MAX_CONCURRENT_CALLS, type BootstrapResult } from './bootstrap.ts';
 export type { Call, CallFilters, CallPatch, CallsRepo, NewCall } from './calls.ts';
+export {
+  MAX_TASKS_PER_BATCH,
+  type AppendResult,
+  type Batch,
+  type BatchStatus,
+  type BatchTask,
+  type BatchTaskWithCall,
+  type BatchesRepo,
+  type NewBatch,
+  type NewTask,
+  type TaskStatus,
+} from './batches.ts';

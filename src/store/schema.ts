@@ -188,6 +188,8 @@ export interface Schema {
   webhook_deliveries: WebhookDeliveryTable;
   webhook_logs: WebhookLogTable;
   calls: CallTable;
+  batches: BatchTable;
+  batch_tasks: BatchTaskTable;
 }
 
 export interface CalendarHoursTable {
@@ -299,5 +301,56 @@ export interface CallTable {
   ended_at: number | null;
   duration_seconds: number | null;
   version: Generated<number>;
+  updated_at: number;
+}
+
+export interface BatchTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  name: string;
+  /** scheduled | in_progress | paused | completed | canceled */
+  status: string;
+  from_phone_number: string;
+  from_provider: string;
+  trigger_at: number | null;
+  reserved_concurrency: number;
+  call_time_window: unknown;
+  total_task_count: Generated<number>;
+  /** Queued or claimed (not yet dispatched, failed or canceled). */
+  pending_count: Generated<number>;
+  dispatched_count: Generated<number>;
+  failed_count: Generated<number>;
+  canceled_count: Generated<number>;
+  /** Dispatched calls that have reached a final status. */
+  calls_ended_count: Generated<number>;
+  last_dispatch_at: number | null;
+  created_at: number;
+  updated_at: number;
+  expires_at: number;
+}
+
+export interface BatchTaskTable {
+  seq: Generated<number>;
+  id: string;
+  batch_id: string;
+  workspace_id: string;
+  /** 0-based, dense within the batch: the order added. */
+  position: number;
+  /** The `id` the caller gave the task, if any. */
+  client_id: string | null;
+  to_phone_number: string;
+  lead_name: string | null;
+  lead_email: string | null;
+  custom_variables: unknown;
+  override_model_id: string | null;
+  /** queued | claimed | dispatched | failed | canceled */
+  status: string;
+  error_message: string | null;
+  call_id: string | null;
+  claimed_by: string | null;
+  claimed_at: number | null;
+  created_at: number;
   updated_at: number;
 }

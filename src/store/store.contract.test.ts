@@ -175,6 +175,7 @@ for (const target of storeTargets()) {
               '008-calendar',
               '009-calls',
               '010-webhooks',
+              '011-batches',
             ],
           });
           expect(await fresh.isReady()).toBe(true);

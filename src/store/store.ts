@@ -5,9 +5,17 @@ import { agentsRepo } from './agents.ts';
 import { apiKeysRepo } from './api-keys.ts';
 import { calendarRepo } from './calendar.ts';
 import { callsRepo } from './calls.ts';
+import { batchesRepo } from './batches.ts';
 import { chatsRepo } from './chats.ts';
 import { knowledgeRepo, type Transact } from './knowledge.ts';
-import { openDatabase, type Database, type DatabaseOptions, type Db, type DialectName } from './database.ts';
+import {
+  openDatabase,
+  type Database,
+  type DatabaseOptions,
+  type Db,
+  type DialectName,
+  type Signals,
+} from './database.ts';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrations/index.ts';
 import { phoneNumbersRepo } from './phone-numbers.ts';
 import { workspacesRepo } from './workspaces.ts';
@@ -18,11 +26,18 @@ import { webhooksRepo } from './webhooks.ts';
  * multi-statement write atomically: a new transaction on the root handle, the open one inside
  * `Store.transaction`.
  */
+/** Product limits the store enforces; tests lower them to reach the edges cheaply. */
+export interface StoreLimits {
+  /** Recipients in one batch (default 1,000,000). */
+  maxTasksPerBatch?: number;
+}
+
 export function repositories(
   db: Db,
   clock: Clock,
   dialect: DialectName,
   transact: Transact = (fn) => fn(db),
+  limits: StoreLimits = {},
 ) {
   return {
     workspaces: workspacesRepo(db, clock),
@@ -35,6 +50,7 @@ export function repositories(
     calendar: calendarRepo(db, clock, transact),
     webhooks: webhooksRepo(db, clock, dialect, transact),
     calls: callsRepo(db, clock, dialect, transact),
+    batches: batchesRepo(db, clock, dialect, transact, limits.maxTasksPerBatch),
   };
 }
 
@@ -43,6 +59,8 @@ export type Repositories = ReturnType<typeof repositories>;
 /** The persistence seam: the same repositories over either dialect. */
 export interface Store extends Repositories {
   readonly dialect: DialectName;
+  /** Wake-ups between processes (PostgreSQL LISTEN/NOTIFY; nothing on the embedded store). */
+  readonly signals: Signals;
   /** Runs `fn` with repositories bound to one transaction. */
   transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
   migrate(): Promise<MigrationReport>;
@@ -53,12 +71,18 @@ export interface Store extends Repositories {
   close(): Promise<void>;
 }
 
-export async function createStore(options: DatabaseOptions, clock: Clock): Promise<Store> {
+export async function createStore(
+  options: DatabaseOptions,
+  clock: Clock,
+  limits: StoreLimits = {},
+): Promise<Store> {
   const database: Database = await openDatabase(options);
   return {
     dialect: database.dialect,
-    ...repositories(database.db, clock, database.dialect, (fn) => database.transaction(fn)),
-    transaction: (fn) => database.transaction((trx) => fn(repositories(trx, clock, database.dialect))),
+    signals: database.signals,
+    ...repositories(database.db, clock, database.dialect, (fn) => database.transaction(fn), limits),
+    transaction: (fn) =>
+      database.transaction((trx) => fn(repositories(trx, clock, database.dialect, (f) => f(trx), limits))),
     migrate: () => migrateToLatest(database),
     async isReady() {
       try {
@@ -74,7 +98,7 @@ export async function createStore(options: DatabaseOptions, clock: Clock): Promi
         if (database.dialect === 'postgres') {
           await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
         }
-        return fn(repositories(trx, clock, database.dialect));
+        return fn(repositories(trx, clock, database.dialect, (f) => f(trx), limits));
       }),
     close: () => database.close(),
   };

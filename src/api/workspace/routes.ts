@@ -35,6 +35,12 @@ const UpdateWorkspaceBody = Type.Object({
   name: Type.Optional(NonEmptyString(200)),
   include_timeline_in_webhook: Type.Optional(Type.Boolean()),
   default_agent_id: Type.Optional(Type.Union([NonEmptyString(100), Type.Null()])),
+  calls_per_second: Type.Optional(
+    Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 100_000 }), Type.Null()], {
+      description:
+        'Calls started per second at most (token bucket, bursts up to one second); null: unlimited.',
+    }),
+  ),
 });
 
 const ApiKeyRead = Type.Object({
@@ -95,7 +101,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: Au
     },
     async (request) => {
       const ws = request.workspace.id;
-      const { name, include_timeline_in_webhook, default_agent_id } = request.body;
+      const { name, include_timeline_in_webhook, default_agent_id, calls_per_second } = request.body;
       const updated = await store.transaction(async (repos) => {
         if (default_agent_id && !(await repos.agents.get(ws, default_agent_id))) {
           throw invalidInput(`body.default_agent_id: agent ${default_agent_id} not found`, [
@@ -107,6 +113,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: Au
           name,
           includeTimelineInWebhook: include_timeline_in_webhook,
           defaultAgentId: default_agent_id,
+          ...(calls_per_second !== undefined ? { callsPerSecond: calls_per_second } : {}),
         });
       });
       if (!updated) throw notFound('workspace not found', 404);

@@ -10,6 +10,7 @@ import { agentKnowledge } from './007-agent-knowledge.ts';
 import { calendar } from './008-calendar.ts';
 import { calls } from './009-calls.ts';
 import { webhooks } from './010-webhooks.ts';
+import { batches } from './011-batches.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -25,6 +26,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '008-calendar': calendar(dialect),
     '009-calls': calls(dialect),
     '010-webhooks': webhooks(dialect),
+    '011-batches': batches(dialect),
   };
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { systemClock, type Clock } from '../../core/index.ts';
-import { createStore, type Store } from '../store.ts';
+import { createStore, type Store, type StoreLimits } from '../store.ts';
 import type { DialectName } from '../database.ts';
 
 // The store's test targets: every contract suite runs once per dialect. SQLite always runs, in a
@@ -13,7 +13,7 @@ import type { DialectName } from '../database.ts';
 export interface StoreTarget {
   dialect: DialectName;
   /** A new, migrated, empty store. */
-  open(clock?: Clock): Promise<Store>;
+  open(clock?: Clock, limits?: StoreLimits): Promise<Store>;
 }
 
 export const TEST_DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL || undefined;
@@ -51,9 +51,9 @@ async function migrated(store: Store): Promise<Store> {
 
 export const sqliteTarget: StoreTarget = {
   dialect: 'sqlite',
-  async open(clock = systemClock) {
+  async open(clock = systemClock, limits = {}) {
     const dir = mkdtempSync(join(tmpdir(), 'parley-store-'));
-    const store = await createStore({ dialect: 'sqlite', file: join(dir, 'parley.db') }, clock);
+    const store = await createStore({ dialect: 'sqlite', file: join(dir, 'parley.db') }, clock, limits);
     return migrated(withCleanup(store, () => rmSync(dir, { recursive: true, force: true })));
   },
 };
@@ -61,9 +61,9 @@ export const sqliteTarget: StoreTarget = {
 export function postgresTarget(url: string): StoreTarget {
   return {
     dialect: 'postgres',
-    async open(clock = systemClock) {
+    async open(clock = systemClock, limits = {}) {
       const schema = `parley_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-      const store = await createStore({ dialect: 'postgres', url, schema, poolSize: 4 }, clock);
+      const store = await createStore({ dialect: 'postgres', url, schema, poolSize: 4 }, clock, limits);
       return migrated(withCleanup(store, () => dropSchema(url, schema)));
     },
   };

@@ -1,0 +1,279 @@
+import { newCallOf, type PlaceCallInput } from '../calls/index.ts';
+import { newId, normalizeE164, systemClock, type Clock, type Logger } from '../core/index.ts';
+import type { Agent, Batch, BatchTask, Store, Workspace } from '../store/index.ts';
+import { shareSlotsRound } from './fairness.ts';
+import { createTokenBucket, type TokenBucket } from './pacing.ts';
+import { isOpen, nextOpening, type CallTimeWindow } from './window.ts';
+
+// The campaign dialer (DESIGN.md sections 3 and 4). One loop per worker process: each round it
+// expires old batches, then for every workspace with dialable batches computes the free slots
+// (max_concurrent_calls minus every call holding or waiting for a slot), gives each batch at most
+// max - reserved_concurrency of the workspace's calls, shares the slots fairly between the
+// batches (round robin), paces them with the workspace's calls-per-second bucket, and claims that
+// many recipients. A claimed recipient's call row and its move to `dispatched` commit together,
+// then the calls module starts the call; so after a crash a claimed recipient without a call was
+// provably not dialed and goes back to the queue, and one with a call is never claimed again.
+// Rounds run when woken (a call ended, a batch created or resumed, another process's NOTIFY),
+// at the next trigger or window opening, and at least every `pollIntervalMs`.
+
+/** The calls module as the dialer uses it. */
+export interface PlaceCallPort {
+  /** Starts the workspace's waiting calls on free slots. */
+  admit(workspaceId: string): Promise<void>;
+}
+
+export interface DialerOptions {
+  store: Store;
+  calls: PlaceCallPort;
+  clock?: Clock;
+  logger: Logger;
+  /** This process: the owner of its claims. */
+  node: string;
+  /** Longest sleep between rounds (default 1 s). */
+  pollIntervalMs?: number;
+  /** Claims older than this without a call are returned to the queue (default 5 min). */
+  staleClaimMs?: number;
+  /** Told after a round dispatched calls (other processes' dialers: NOTIFY). */
+  onDispatched?: () => void;
+}
+
+export interface Dialer {
+  start(signal?: AbortSignal): Promise<void>;
+  /** Runs a round as soon as possible. */
+  wake(): void;
+  /** One round now (tests); resolves with the number of calls dispatched. */
+  round(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const MAX_CLAIM = 200;
+
+export function createDialer(options: DialerOptions): Dialer {
+  const { store, logger, node } = options;
+  const clock = options.clock ?? systemClock;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const buckets = new Map<string, { rate: number | null; bucket: TokenBucket }>();
+  /** The batch each workspace's fair share started after last round (rotation). */
+  const rotation = new Map<string, string>();
+  const loop = new AbortController();
+  let wakeUp: (() => void) | null = null;
+  let woken = false;
+  let running: Promise<void> | null = null;
+
+  function bucketFor(workspace: Workspace): TokenBucket {
+    const rate =
+      workspace.callsPerSecond !== null && workspace.callsPerSecond > 0 ? workspace.callsPerSecond : null;
+    const known = buckets.get(workspace.id);
+    if (known && known.rate === rate) return known.bucket;
+    const bucket = createTokenBucket({ ratePerSecond: rate, clock });
+    buckets.set(workspace.id, { rate, bucket });
+    return bucket;
+  }
+
+  async function expire(now: number) {
+    for (const batch of await store.batches.expired(now)) {
+      await store.batches.move(
+        batch.workspaceId,
+        batch.id,
+        ['scheduled', 'in_progress', 'paused'],
+        'canceled',
+      );
+      logger.info({ batch_id: batch.id }, 'batch expired: canceled with its queued recipients');
+    }
+  }
+
+  /** Dials one claimed recipient's call, or fails it before dialing with a clear reason. */
+  async function dispatch(
+    workspace: Workspace,
+    batch: Batch,
+    agent: Agent,
+    task: BatchTask,
+  ): Promise<boolean> {
+    const to = normalizeE164(task.toPhoneNumber);
+    if (!to) {
+      await store.batches.fail(task.id, `to_phone_number "${task.toPhoneNumber}" is not a dialable number`);
+      return false;
+    }
+    let callAgent = agent;
+    if (task.overrideModelId) {
+      const override = await store.agents.get(workspace.id, task.overrideModelId);
+      if (!override) {
+        await store.batches.fail(
+          task.id,
+          `override_model_id ${task.overrideModelId} is not an agent of this workspace`,
+        );
+        return false;
+      }
+      callAgent = override;
+    }
+    const variables: PlaceCallInput['variables'] = {};
+    for (const [key, value] of Object.entries(task.customVariables ?? {})) {
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+        variables[key] = value;
+      else if (value !== null && value !== undefined) variables[key] = JSON.stringify(value);
+    }
+    const callId = newId();
+    const call = newCallOf({
+      id: callId,
+      agent: callAgent,
+      from: batch.fromPhoneNumber,
+      provider: batch.fromProvider,
+      to,
+      leadName: task.leadName ?? '',
+      leadEmail: task.leadEmail ?? null,
+      variables,
+      batchCallId: batch.id,
+      batchTaskId: task.id,
+    });
+    // The recipient's move and its call row commit together (at most once, nothing lost).
+    return store.transaction(async (repos) => {
+      if (!(await repos.batches.dispatch(task.id, callId))) return false;
+      await repos.calls.create(workspace.id, call);
+      return true;
+    });
+  }
+
+  async function dialWorkspace(workspace: Workspace, batches: Batch[], now: number): Promise<number> {
+    const max = Math.max(1, workspace.maxConcurrentCalls);
+    const inUse = (await store.calls.busy(workspace.id)) + (await store.calls.waiting(workspace.id));
+    const free = max - inUse;
+    if (free <= 0) return 0;
+    const dialable: { batch: Batch; agent: Agent; wanted: number }[] = [];
+    for (const batch of batches) {
+      if (batch.pendingCount <= 0) continue;
+      if (batch.triggerAt !== null && batch.triggerAt > now) continue;
+      const agent = await store.agents.get(workspace.id, batch.agentId);
+      if (!agent) continue;
+      const agentZone = ((agent.spec.agent ?? {}) as { timezone?: string }).timezone ?? 'UTC';
+      const window = batch.callTimeWindow as CallTimeWindow | null;
+      if (window && !isOpen(window, now, agentZone)) continue;
+      // This batch may bring the workspace's calls up to max - reserved, no further.
+      const room = max - batch.reservedConcurrency - inUse;
+      if (room <= 0) continue;
+      dialable.push({ batch, agent, wanted: Math.min(room, batch.pendingCount, MAX_CLAIM) });
+    }
+    if (dialable.length === 0) return 0;
+    const bucket = bucketFor(workspace);
+    const wantedTotal = dialable.reduce((sum, d) => sum + d.wanted, 0);
+    const granted = bucket.take(Math.min(free, wantedTotal));
+    if (granted <= 0) return 0;
+    const { shares, lastServed } = shareSlotsRound(
+      granted,
+      dialable.map((d) => ({ id: d.batch.id, wanted: d.wanted })),
+      rotation.get(workspace.id),
+    );
+    if (lastServed) rotation.set(workspace.id, lastServed);
+    let dispatched = 0;
+    let unused = 0;
+    for (const d of dialable) {
+      const n = shares.get(d.batch.id) ?? 0;
+      if (n <= 0) continue;
+      const tasks = await store.batches.claim(d.batch.id, n, node);
+      unused += n - tasks.length;
+      for (const task of tasks) {
+        try {
+          if (await dispatch(workspace, d.batch, d.agent, task)) dispatched += 1;
+        } catch (err) {
+          // The claim stays; a restart of this node (or the stale-claim sweep) puts it back.
+          logger.error({ err, batch_id: d.batch.id, task_id: task.id }, 'dispatching a recipient failed');
+        }
+      }
+      if (tasks.length < n) await store.batches.complete(d.batch.id);
+    }
+    // Tokens for recipients another process claimed first go back: pacing must not fall behind.
+    if (unused > 0) bucket.refund(unused);
+    if (dispatched > 0) await options.calls.admit(workspace.id);
+    return dispatched;
+  }
+
+  async function round(): Promise<number> {
+    const now = clock.now();
+    await expire(now);
+    const byWorkspace = new Map<string, Batch[]>();
+    for (const batch of await store.batches.active()) {
+      const list = byWorkspace.get(batch.workspaceId) ?? [];
+      list.push(batch);
+      byWorkspace.set(batch.workspaceId, list);
+    }
+    let dispatched = 0;
+    for (const [workspaceId, batches] of byWorkspace) {
+      const workspace = await store.workspaces.get(workspaceId);
+      if (!workspace) continue;
+      dispatched += await dialWorkspace(workspace, batches, now);
+    }
+    if (dispatched > 0) options.onDispatched?.();
+    return dispatched;
+  }
+
+  /** When the next round is due without a wake-up: a trigger, a window opening, or the poll. */
+  async function nextDue(now: number): Promise<number> {
+    let due = now + pollIntervalMs;
+    for (const batch of await store.batches.active()) {
+      if (batch.pendingCount <= 0) continue;
+      if (batch.triggerAt !== null && batch.triggerAt > now) due = Math.min(due, batch.triggerAt);
+      const window = batch.callTimeWindow as CallTimeWindow | null;
+      if (window?.enable) {
+        const agent = await store.agents.get(batch.workspaceId, batch.agentId);
+        const zone = ((agent?.spec.agent ?? {}) as { timezone?: string }).timezone ?? 'UTC';
+        const opens = nextOpening(window, now, zone);
+        if (opens !== null && opens > now) due = Math.min(due, opens);
+      }
+    }
+    for (const { bucket } of buckets.values()) {
+      const wait = bucket.msUntilNext();
+      if (wait > 0) due = Math.min(due, now + wait);
+    }
+    return due;
+  }
+
+  async function run() {
+    while (!loop.signal.aborted) {
+      woken = false;
+      let more = 0;
+      try {
+        more = await round();
+      } catch (err) {
+        logger.error({ err }, 'a dialer round failed');
+      }
+      if (loop.signal.aborted) break;
+      if (woken || more > 0) continue;
+      let waitMs = pollIntervalMs;
+      try {
+        waitMs = Math.max(0, (await nextDue(clock.now())) - clock.now());
+      } catch (err) {
+        logger.error({ err }, 'the dialer could not plan its next round');
+      }
+      const sleeper = new AbortController();
+      wakeUp = () => sleeper.abort();
+      const onStop = () => sleeper.abort();
+      loop.signal.addEventListener('abort', onStop, { once: true });
+      if (!woken) await clock.sleep(waitMs, sleeper.signal).catch(() => undefined);
+      loop.signal.removeEventListener('abort', onStop);
+      wakeUp = null;
+    }
+  }
+
+  return {
+    async start(signal) {
+      signal?.addEventListener('abort', () => loop.abort(), { once: true });
+      // Claims this node held when it stopped had no call yet: back to the queue.
+      const released = await store.batches.releaseClaims({ node });
+      if (released > 0)
+        logger.warn({ released }, 'recipients claimed before a restart returned to the queue');
+      const stale = await store.batches.releaseClaims({
+        claimedBefore: clock.now() - (options.staleClaimMs ?? 300_000),
+      });
+      if (stale > 0) logger.warn({ released: stale }, 'stale claims of another node returned to the queue');
+      running = run();
+    },
+    wake() {
+      woken = true;
+      wakeUp?.();
+    },
+    round,
+    async stop() {
+      loop.abort();
+      await running;
+    },
+  };
+}

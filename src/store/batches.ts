@@ -1,0 +1,504 @@
+import type { Selectable } from 'kysely';
+import { newId, type Clock } from '../core/index.ts';
+import type { Db, DialectName } from './database.ts';
+import { fromJson, toJson } from './json.ts';
+import type { BatchTable, BatchTaskTable } from './schema.ts';
+
+// Campaigns (batch calls) and their recipients. Counters live in the batch row and change in the
+// same transaction as the recipients they count. A recipient moves queued -> claimed (taken by a
+// dialer) -> dispatched (its call row exists) | failed | canceled; the call row and the move to
+// `dispatched` commit together, so a claimed recipient without a call was provably not dialed.
+
+export type BatchStatus = 'scheduled' | 'in_progress' | 'paused' | 'completed' | 'canceled';
+export type TaskStatus = 'queued' | 'claimed' | 'dispatched' | 'failed' | 'canceled';
+
+export const MAX_TASKS_PER_BATCH = 1_000_000;
+
+export interface Batch {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  name: string;
+  status: BatchStatus;
+  fromPhoneNumber: string;
+  fromProvider: string;
+  triggerAt: number | null;
+  reservedConcurrency: number;
+  callTimeWindow: unknown;
+  totalTaskCount: number;
+  pendingCount: number;
+  dispatchedCount: number;
+  failedCount: number;
+  canceledCount: number;
+  callsEndedCount: number;
+  lastDispatchAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number;
+}
+
+export interface NewTask {
+  clientId?: string | null;
+  toPhoneNumber: string;
+  leadName?: string | null;
+  leadEmail?: string | null;
+  customVariables?: Record<string, unknown> | null;
+  overrideModelId?: string | null;
+}
+
+export interface BatchTask extends Required<NewTask> {
+  id: string;
+  batchId: string;
+  workspaceId: string;
+  position: number;
+  status: TaskStatus;
+  errorMessage: string | null;
+  callId: string | null;
+  claimedBy: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface BatchTaskWithCall extends BatchTask {
+  callStatus: string | null;
+  endCallReason: string | null;
+}
+
+export interface NewBatch {
+  agentId: string;
+  name: string;
+  fromPhoneNumber: string;
+  fromProvider: string;
+  triggerAt: number | null;
+  reservedConcurrency: number;
+  callTimeWindow: unknown;
+  expiresAt: number;
+}
+
+export type AppendResult =
+  { ok: true; batch: Batch } | { ok: false; reason: 'not_found' | 'closed' | 'too_many'; batch?: Batch };
+
+function toBatch(row: Selectable<BatchTable>): Batch {
+  const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    agentId: row.agent_id,
+    name: row.name,
+    status: row.status as BatchStatus,
+    fromPhoneNumber: row.from_phone_number,
+    fromProvider: row.from_provider,
+    triggerAt: n(row.trigger_at),
+    reservedConcurrency: Number(row.reserved_concurrency),
+    callTimeWindow: fromJson<unknown>(row.call_time_window),
+    totalTaskCount: Number(row.total_task_count),
+    pendingCount: Number(row.pending_count),
+    dispatchedCount: Number(row.dispatched_count),
+    failedCount: Number(row.failed_count),
+    canceledCount: Number(row.canceled_count),
+    callsEndedCount: Number(row.calls_ended_count),
+    lastDispatchAt: n(row.last_dispatch_at),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    expiresAt: Number(row.expires_at),
+  };
+}
+
+function toTask(row: Selectable<BatchTaskTable>): BatchTask {
+  return {
+    id: row.id,
+    batchId: row.batch_id,
+    workspaceId: row.workspace_id,
+    position: Number(row.position),
+    clientId: row.client_id,
+    toPhoneNumber: row.to_phone_number,
+    leadName: row.lead_name,
+    leadEmail: row.lead_email,
+    customVariables: fromJson<Record<string, unknown>>(row.custom_variables),
+    overrideModelId: row.override_model_id,
+    status: row.status as TaskStatus,
+    errorMessage: row.error_message,
+    callId: row.call_id,
+    claimedBy: row.claimed_by,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+type Transact = <T>(fn: (db: Db) => Promise<T>) => Promise<T>;
+
+export function batchesRepo(
+  db: Db,
+  clock: Clock,
+  dialect: DialectName,
+  transact: Transact = (fn) => fn(db),
+  maxTasks = MAX_TASKS_PER_BATCH,
+) {
+  // Rows per INSERT: SQLite binds at most 32,766 variables; PostgreSQL 65,535 (11 columns each).
+  const chunk = dialect === 'postgres' ? 5000 : 2500;
+
+  async function lockBatch(trx: Db, workspaceId: string, id: string): Promise<Batch | null> {
+    let q = trx
+      .selectFrom('batches')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id);
+    if (dialect === 'postgres') q = q.forUpdate();
+    const row = await q.executeTakeFirst();
+    return row ? toBatch(row) : null;
+  }
+
+  async function insertTasks(trx: Db, batch: Batch, tasks: readonly NewTask[], now: number) {
+    for (let start = 0; start < tasks.length; start += chunk) {
+      const rows = tasks.slice(start, start + chunk).map((t, i) => ({
+        id: newId(),
+        batch_id: batch.id,
+        workspace_id: batch.workspaceId,
+        position: batch.totalTaskCount + start + i,
+        client_id: t.clientId ?? null,
+        to_phone_number: t.toPhoneNumber,
+        lead_name: t.leadName ?? null,
+        lead_email: t.leadEmail ?? null,
+        custom_variables: toJson(t.customVariables ?? null),
+        override_model_id: t.overrideModelId ?? null,
+        status: 'queued',
+        created_at: now,
+        updated_at: now,
+      }));
+      await trx.insertInto('batch_tasks').values(rows).execute();
+    }
+    await trx
+      .updateTable('batches')
+      .set((eb) => ({
+        total_task_count: eb('total_task_count', '+', tasks.length),
+        pending_count: eb('pending_count', '+', tasks.length),
+        updated_at: now,
+      }))
+      .where('id', '=', batch.id)
+      .execute();
+  }
+
+  /** Completes the batch when nothing is left to dial and every dispatched call has ended. */
+  async function maybeComplete(trx: Db, batchId: string, now: number) {
+    await trx
+      .updateTable('batches')
+      .set({ status: 'completed', updated_at: now })
+      .where('id', '=', batchId)
+      .where('status', 'in', ['scheduled', 'in_progress'])
+      .where('pending_count', '=', 0)
+      .where((eb) => eb('calls_ended_count', '>=', eb.ref('dispatched_count')))
+      .where('total_task_count', '>', 0)
+      .execute();
+  }
+
+  async function getBatch(trx: Db, workspaceId: string, id: string) {
+    const row = await trx
+      .selectFrom('batches')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toBatch(row) : null;
+  }
+
+  return {
+    /** Recipients one batch may hold. */
+    maxTasks,
+
+    async create(workspaceId: string, input: NewBatch, tasks: readonly NewTask[]): Promise<Batch> {
+      return transact(async (trx) => {
+        const now = clock.now();
+        const row = await trx
+          .insertInto('batches')
+          .values({
+            id: newId(),
+            workspace_id: workspaceId,
+            agent_id: input.agentId,
+            name: input.name,
+            status: 'scheduled',
+            from_phone_number: input.fromPhoneNumber,
+            from_provider: input.fromProvider,
+            trigger_at: input.triggerAt,
+            reserved_concurrency: input.reservedConcurrency,
+            call_time_window: toJson(input.callTimeWindow ?? null),
+            created_at: now,
+            updated_at: now,
+            expires_at: input.expiresAt,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const batch = toBatch(row);
+        await insertTasks(trx, batch, tasks, now);
+        return (await getBatch(trx, workspaceId, batch.id))!;
+      });
+    },
+
+    /** Adds recipients to an open batch, all or none. */
+    async append(workspaceId: string, id: string, tasks: readonly NewTask[]): Promise<AppendResult> {
+      return transact(async (trx) => {
+        const batch = await lockBatch(trx, workspaceId, id);
+        if (!batch) return { ok: false, reason: 'not_found' };
+        if (batch.status === 'completed' || batch.status === 'canceled')
+          return { ok: false, reason: 'closed', batch };
+        if (batch.totalTaskCount + tasks.length > maxTasks) return { ok: false, reason: 'too_many', batch };
+        const now = clock.now();
+        await insertTasks(trx, batch, tasks, now);
+        return { ok: true, batch: (await getBatch(trx, workspaceId, id))! };
+      });
+    },
+
+    get: (workspaceId: string, id: string) => getBatch(db, workspaceId, id),
+
+    async list(
+      workspaceId: string,
+      limit: number,
+      offset: number,
+    ): Promise<{ batches: Batch[]; total: number }> {
+      const base = db.selectFrom('batches').where('workspace_id', '=', workspaceId);
+      const [rows, count] = await Promise.all([
+        base.selectAll().orderBy('seq', 'desc').limit(limit).offset(offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+      ]);
+      return { batches: rows.map(toBatch), total: Number(count?.n ?? 0) };
+    },
+
+    /**
+     * Recipients in the order added. Without a status filter, `offset` is the position (a range
+     * read on the unique (batch, position) index, as cheap at 999,900 as at 0).
+     */
+    async listTasks(
+      batchId: string,
+      options: { limit: number; offset: number; status?: TaskStatus },
+    ): Promise<BatchTaskWithCall[]> {
+      let q = db
+        .selectFrom('batch_tasks as t')
+        .leftJoin('calls as c', 'c.id', 't.call_id')
+        .selectAll('t')
+        .select(['c.status as call_status', 'c.end_call_reason as call_end_reason'])
+        .where('t.batch_id', '=', batchId);
+      if (options.status) {
+        q = q
+          .where('t.status', '=', options.status)
+          .orderBy('t.position')
+          .limit(options.limit)
+          .offset(options.offset);
+      } else {
+        q = q
+          .where('t.position', '>=', options.offset)
+          .where('t.position', '<', options.offset + options.limit)
+          .orderBy('t.position');
+      }
+      const rows = await q.execute();
+      return rows.map((r) => ({
+        ...toTask(r),
+        callStatus: r.call_status ?? null,
+        endCallReason: r.call_end_reason ?? null,
+      }));
+    },
+
+    /** Counts recipients with `status` (for the filtered list's total). */
+    async countTasks(batchId: string, status: TaskStatus): Promise<number> {
+      const row = await db
+        .selectFrom('batch_tasks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('batch_id', '=', batchId)
+        .where('status', '=', status)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    /** Moves the batch from one of `from` to `to`; null when it is not in one of them. */
+    async move(
+      workspaceId: string,
+      id: string,
+      from: readonly BatchStatus[],
+      to: BatchStatus,
+    ): Promise<Batch | null> {
+      return transact(async (trx) => {
+        const batch = await lockBatch(trx, workspaceId, id);
+        if (!batch || !from.includes(batch.status)) return null;
+        const now = clock.now();
+        await trx.updateTable('batches').set({ status: to, updated_at: now }).where('id', '=', id).execute();
+        if (to === 'canceled') {
+          // Undialed recipients are canceled and never called.
+          const canceled = await trx
+            .updateTable('batch_tasks')
+            .set({ status: 'canceled', updated_at: now })
+            .where('batch_id', '=', id)
+            .where('status', '=', 'queued')
+            .executeTakeFirst();
+          const n = Number(canceled.numUpdatedRows);
+          if (n > 0) {
+            await trx
+              .updateTable('batches')
+              .set((eb) => ({
+                pending_count: eb('pending_count', '-', n),
+                canceled_count: eb('canceled_count', '+', n),
+              }))
+              .where('id', '=', id)
+              .execute();
+          }
+        }
+        return getBatch(trx, workspaceId, id);
+      });
+    },
+
+    /** Batches the dialer may dial from now (scheduled or in progress). */
+    async active(limit = 1000): Promise<Batch[]> {
+      const rows = await db
+        .selectFrom('batches')
+        .selectAll()
+        .where('status', 'in', ['scheduled', 'in_progress'])
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map(toBatch);
+    },
+
+    /**
+     * Takes up to `n` queued recipients of an active batch, in order, for `node`. On PostgreSQL,
+     * rows another process is claiming are skipped (SKIP LOCKED), never taken twice.
+     */
+    async claim(batchId: string, n: number, node: string): Promise<BatchTask[]> {
+      if (n <= 0) return [];
+      return transact(async (trx) => {
+        let pick = trx
+          .selectFrom('batch_tasks')
+          .select('id')
+          .where('batch_id', '=', batchId)
+          .where('status', '=', 'queued')
+          .orderBy('position')
+          .limit(n);
+        if (dialect === 'postgres') pick = pick.forUpdate().skipLocked();
+        const ids = (await pick.execute()).map((r) => r.id);
+        if (ids.length === 0) return [];
+        const now = clock.now();
+        const rows = await trx
+          .updateTable('batch_tasks')
+          .set({ status: 'claimed', claimed_by: node, claimed_at: now, updated_at: now })
+          .where('id', 'in', ids)
+          .where('status', '=', 'queued')
+          .returningAll()
+          .execute();
+        return rows.map(toTask).sort((a, b) => a.position - b.position);
+      });
+    },
+
+    /**
+     * The claimed recipient's call now exists (same transaction as the call row): `dispatched`.
+     * Returns the batch's state: a recipient of a batch paused or canceled since its claim is
+     * put back (paused) or canceled instead, and false is returned (no call must be placed).
+     */
+    async dispatch(taskId: string, callId: string): Promise<boolean> {
+      const now = clock.now();
+      const task = await db.selectFrom('batch_tasks').selectAll().where('id', '=', taskId).executeTakeFirst();
+      if (!task || task.status !== 'claimed') return false;
+      const batch = await lockBatch(db, task.workspace_id, task.batch_id);
+      if (!batch) return false;
+      if (batch.status === 'paused' || batch.status === 'canceled') {
+        const to = batch.status === 'paused' ? 'queued' : 'canceled';
+        await db
+          .updateTable('batch_tasks')
+          .set({ status: to, claimed_by: null, claimed_at: null, updated_at: now })
+          .where('id', '=', taskId)
+          .execute();
+        if (to === 'canceled') {
+          await db
+            .updateTable('batches')
+            .set((eb) => ({
+              pending_count: eb('pending_count', '-', 1),
+              canceled_count: eb('canceled_count', '+', 1),
+            }))
+            .where('id', '=', batch.id)
+            .execute();
+        }
+        return false;
+      }
+      await db
+        .updateTable('batch_tasks')
+        .set({ status: 'dispatched', call_id: callId, updated_at: now })
+        .where('id', '=', taskId)
+        .execute();
+      await db
+        .updateTable('batches')
+        .set((eb) => ({
+          pending_count: eb('pending_count', '-', 1),
+          dispatched_count: eb('dispatched_count', '+', 1),
+          status: batch.status === 'scheduled' ? 'in_progress' : batch.status,
+          last_dispatch_at: now,
+          updated_at: now,
+        }))
+        .where('id', '=', batch.id)
+        .execute();
+      return true;
+    },
+
+    /** A claimed recipient that cannot be called (not dialable, unknown agent...). */
+    async fail(taskId: string, errorMessage: string): Promise<void> {
+      const now = clock.now();
+      await transact(async (trx) => {
+        const task = await trx
+          .updateTable('batch_tasks')
+          .set({ status: 'failed', error_message: errorMessage, updated_at: now })
+          .where('id', '=', taskId)
+          .where('status', 'in', ['claimed', 'queued'])
+          .returning(['batch_id'])
+          .executeTakeFirst();
+        if (!task) return;
+        await trx
+          .updateTable('batches')
+          .set((eb) => ({
+            pending_count: eb('pending_count', '-', 1),
+            failed_count: eb('failed_count', '+', 1),
+            updated_at: now,
+          }))
+          .where('id', '=', task.batch_id)
+          .execute();
+        await maybeComplete(trx, task.batch_id, now);
+      });
+    },
+
+    /** Called in the transaction that ends a batch call. */
+    async callEnded(batchId: string): Promise<void> {
+      const now = clock.now();
+      await db
+        .updateTable('batches')
+        .set((eb) => ({ calls_ended_count: eb('calls_ended_count', '+', 1), updated_at: now }))
+        .where('id', '=', batchId)
+        .execute();
+      await maybeComplete(db, batchId, now);
+    },
+
+    /** Completes the batch if it is done (after failures or cancellations of its last recipients). */
+    complete: (batchId: string) => maybeComplete(db, batchId, clock.now()),
+
+    /**
+     * Recipients claimed by `node` (or by anyone before `claimedBefore`) that have no call: they
+     * were provably not dialed, so they go back to the queue.
+     */
+    async releaseClaims(filter: { node?: string; claimedBefore?: number }): Promise<number> {
+      let q = db
+        .updateTable('batch_tasks')
+        .set({ status: 'queued', claimed_by: null, claimed_at: null, updated_at: clock.now() })
+        .where('status', '=', 'claimed')
+        .where('call_id', 'is', null);
+      if (filter.node !== undefined) q = q.where('claimed_by', '=', filter.node);
+      if (filter.claimedBefore !== undefined) q = q.where('claimed_at', '<', filter.claimedBefore);
+      const result = await q.executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    /** Batches past their expiry: canceled, their queued recipients with them. */
+    async expired(now: number): Promise<Batch[]> {
+      const rows = await db
+        .selectFrom('batches')
+        .selectAll()
+        .where('status', 'in', ['scheduled', 'in_progress', 'paused'])
+        .where('expires_at', '<=', now)
+        .execute();
+      return rows.map(toBatch);
+    },
+  };
+}
+
+export type BatchesRepo = ReturnType<typeof batchesRepo>;
