@@ -77,6 +77,14 @@ export function batches(dialect: DialectName): Migration {
         .on('batch_tasks')
         .columns(['batch_id', 'status', 'position'])
         .execute();
+      // At most one call per recipient, whatever happens: the database refuses a second.
+      await db.schema
+        .createIndex('calls_batch_task')
+        .on('calls')
+        .column('batch_task_id')
+        .unique()
+        .where(sql.ref('batch_task_id'), 'is not', null)
+        .execute();
       await db.schema
         .createIndex('batch_tasks_claimed')
         .on('batch_tasks')
