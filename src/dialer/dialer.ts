@@ -43,6 +43,8 @@ export interface Dialer {
   wake(): void;
   /** One round now (tests); resolves with the number of calls dispatched. */
   round(): Promise<number>;
+  /** Resolves once the loop is waiting for its next round (tests moving a manual clock). */
+  idle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,10 +57,19 @@ export function createDialer(options: DialerOptions): Dialer {
   const buckets = new Map<string, { rate: number | null; bucket: TokenBucket }>();
   /** The batch each workspace's fair share started after last round (rotation). */
   const rotation = new Map<string, string>();
-  const loop = new AbortController();
+  let loop = new AbortController();
   let wakeUp: (() => void) | null = null;
   let woken = false;
   let running: Promise<void> | null = null;
+  let waiting = false;
+  let idleWaiters: (() => void)[] = [];
+  function setWaiting(value: boolean) {
+    waiting = value;
+    if (!value) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
 
   function bucketFor(workspace: Workspace): TokenBucket {
     const rate =
@@ -229,6 +240,7 @@ export function createDialer(options: DialerOptions): Dialer {
   async function run() {
     while (!loop.signal.aborted) {
       woken = false;
+      waiting = false;
       let more = 0;
       try {
         more = await round();
@@ -247,7 +259,12 @@ export function createDialer(options: DialerOptions): Dialer {
       wakeUp = () => sleeper.abort();
       const onStop = () => sleeper.abort();
       loop.signal.addEventListener('abort', onStop, { once: true });
-      if (!woken) await clock.sleep(waitMs, sleeper.signal).catch(() => undefined);
+      if (!woken) {
+        const slept = clock.sleep(waitMs, sleeper.signal).catch(() => undefined);
+        setWaiting(true);
+        await slept;
+        setWaiting(false);
+      }
       loop.signal.removeEventListener('abort', onStop);
       wakeUp = null;
     }
@@ -255,7 +272,9 @@ export function createDialer(options: DialerOptions): Dialer {
 
   return {
     async start(signal) {
-      signal?.addEventListener('abort', () => loop.abort(), { once: true });
+      if (loop.signal.aborted) loop = new AbortController(); // restarted after stop()
+      const current = loop;
+      signal?.addEventListener('abort', () => current.abort(), { once: true });
       // Claims this node held when it stopped had no call yet: back to the queue.
       const released = await store.batches.releaseClaims({ node });
       if (released > 0)
@@ -271,9 +290,15 @@ export function createDialer(options: DialerOptions): Dialer {
       wakeUp?.();
     },
     round,
+    idle() {
+      if (waiting || !running) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
     async stop() {
       loop.abort();
       await running;
+      running = null;
+      setWaiting(true);
     },
   };
 }

@@ -78,7 +78,7 @@ export interface BatchRoutesOptions {
 }
 
 export const batchRoutes: FastifyPluginAsyncTypebox<BatchRoutesOptions> = async (app, options) => {
-  const { store, clock } = options;
+  const { store } = options;
   const wake = () => options.dialer?.wake();
 
   async function batchOf(workspaceId: string, id: string): Promise<Batch> {
@@ -162,7 +162,6 @@ export const batchRoutes: FastifyPluginAsyncTypebox<BatchRoutesOptions> = async 
           );
         window = checked.window;
       }
-      const now = clock.now();
       const batch = await store.batches.create(
         workspace.id,
         {
@@ -173,7 +172,7 @@ export const batchRoutes: FastifyPluginAsyncTypebox<BatchRoutesOptions> = async 
           triggerAt: body.trigger_timestamp ?? null,
           reservedConcurrency: reserved,
           callTimeWindow: window,
-          expiresAt: now + BATCH_LIFETIME_MS,
+          lifetimeMs: BATCH_LIFETIME_MS,
         },
         tasks,
       );

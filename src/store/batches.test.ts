@@ -1,0 +1,108 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createManualClock } from '../core/index.ts';
+import type { Store } from './index.ts';
+import { storeTargets } from './testing/index.ts';
+
+// The batches repository on both stores: dense positions across appends, claims that never hand
+// a recipient out twice (concurrent claims included), dispatch refusing paused and canceled
+// batches, counters that match the recipients, and claims returned after a restart.
+
+for (const target of storeTargets()) {
+  describe(`batches repository [${target.dialect}]`, () => {
+    let store: Store;
+    const clock = createManualClock();
+    beforeEach(async () => {
+      store = await target.open(clock);
+    });
+    afterEach(() => store.close());
+
+    const tasks = (n: number, from = 0) =>
+      Array.from({ length: n }, (_, i) => ({ toPhoneNumber: `+1415555${String(1000 + from + i)}` }));
+    const newBatch = async (n: number) => {
+      const ws = await store.workspaces.create({ name: 'w', plan: 'enterprise', maxConcurrentCalls: 10 });
+      const batch = await store.batches.create(
+        ws.id,
+        {
+          agentId: 'a',
+          name: 'b',
+          fromPhoneNumber: '+14155550100',
+          fromProvider: 'sim',
+          triggerAt: null,
+          reservedConcurrency: 0,
+          callTimeWindow: null,
+          lifetimeMs: 1000,
+        },
+        tasks(n),
+      );
+      return { ws, batch };
+    };
+
+    it('numbers recipients densely across appends, in order', async () => {
+      const { ws, batch } = await newBatch(3000);
+      const appended = await store.batches.append(ws.id, batch.id, tasks(2, 3000));
+      expect(appended).toMatchObject({ ok: true, batch: { totalTaskCount: 3002, pendingCount: 3002 } });
+      const page = await store.batches.listTasks(batch.id, { limit: 4, offset: 2999 });
+      expect(page.map((t) => [t.position, t.toPhoneNumber])).toEqual([
+        [2999, '+14155553999'],
+        [3000, '+14155554000'],
+        [3001, '+14155554001'],
+      ]);
+      expect(batch.expiresAt - batch.createdAt).toBe(1000);
+    });
+
+    it('concurrent claims never hand out a recipient twice', async () => {
+      const { batch } = await newBatch(200);
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => store.batches.claim(batch.id, 30, `node-${i}`)),
+      );
+      const ids = claims.flat().map((t) => t.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.length).toBe(200);
+      expect(await store.batches.claim(batch.id, 10, 'late')).toEqual([]);
+    });
+
+    it('dispatch refuses a paused or canceled batch, putting the recipient back or canceling it', async () => {
+      const { ws, batch } = await newBatch(3);
+      const [a, b, c] = await store.batches.claim(batch.id, 3, 'n1');
+      expect(await store.transaction((r) => r.batches.dispatch(a!.id, 'call-a'))).toBe(true);
+      await store.batches.move(ws.id, batch.id, ['in_progress'], 'paused');
+      expect(await store.transaction((r) => r.batches.dispatch(b!.id, 'call-b'))).toBe(false);
+      await store.batches.move(ws.id, batch.id, ['paused'], 'canceled');
+      expect(await store.transaction((r) => r.batches.dispatch(c!.id, 'call-c'))).toBe(false);
+      const all = await store.batches.listTasks(batch.id, { limit: 10, offset: 0 });
+      expect(all.map((t) => t.status)).toEqual(['dispatched', 'canceled', 'canceled']);
+      expect(await store.batches.get(ws.id, batch.id)).toMatchObject({
+        status: 'canceled',
+        pendingCount: 0,
+        dispatchedCount: 1,
+        canceledCount: 2,
+      });
+    });
+
+    it('returns a restarted node’s claims (without calls) to the queue, and stale ones of any node', async () => {
+      const { ws, batch } = await newBatch(4);
+      await store.batches.claim(batch.id, 2, 'n1');
+      const [third] = await store.batches.claim(batch.id, 1, 'n2');
+      await store.transaction((r) => r.batches.dispatch(third!.id, 'call-3'));
+      await store.batches.claim(batch.id, 1, 'n2');
+      expect(await store.batches.releaseClaims({ node: 'n1' })).toBe(2);
+      clock.advance(10_000);
+      expect(await store.batches.releaseClaims({ claimedBefore: clock.now() - 5_000 })).toBe(1);
+      const statuses = (await store.batches.listTasks(batch.id, { limit: 10, offset: 0 })).map(
+        (t) => t.status,
+      );
+      expect(statuses).toEqual(['queued', 'queued', 'dispatched', 'queued']);
+      expect((await store.batches.get(ws.id, batch.id))?.pendingCount).toBe(3);
+    });
+
+    it('completes when nothing is pending and every dispatched call ended', async () => {
+      const { ws, batch } = await newBatch(2);
+      const [a, b] = await store.batches.claim(batch.id, 2, 'n1');
+      await store.transaction((r) => r.batches.dispatch(a!.id, 'call-a'));
+      await store.batches.fail(b!.id, 'not dialable');
+      expect((await store.batches.get(ws.id, batch.id))?.status).toBe('in_progress');
+      await store.batches.callEnded(batch.id);
+      expect(await store.batches.get(ws.id, batch.id)).toMatchObject({ status: 'completed', failedCount: 1 });
+    });
+  });
+}
