@@ -197,9 +197,19 @@ export function createDialer(options: DialerOptions): Dialer {
     return dispatched;
   }
 
+  let lastSweep = 0;
+
   async function round(): Promise<number> {
     const now = clock.now();
     await expire(now);
+    // A claim a dialer never turned into a call (its process died, or its dispatch failed) was
+    // provably not dialed: back to the queue once it is old enough to be abandoned.
+    const staleMs = options.staleClaimMs ?? 300_000;
+    if (now - lastSweep >= staleMs / 5) {
+      lastSweep = now;
+      const released = await store.batches.releaseClaims({ claimedBefore: now - staleMs });
+      if (released > 0) logger.warn({ released }, 'abandoned claims returned to the queue');
+    }
     const byWorkspace = new Map<string, Batch[]>();
     for (const batch of await store.batches.active()) {
       const list = byWorkspace.get(batch.workspaceId) ?? [];
