@@ -3,6 +3,7 @@
 // the end, also on failure, and a watchdog stops the run if it overruns.
 import { runApiCase, type CaseContext } from './api.ts';
 import { callPhaseSeconds, runCallsCase } from './calls.ts';
+import { campaignPhaseSeconds, runCampaignCase } from './campaign.ts';
 import { chatPhaseSeconds, runChatCase } from './chat.ts';
 import { loadSettings, runCleanups } from './lib.ts';
 import { runWebhooksCase, webhookPhaseSeconds } from './webhooks.ts';
@@ -25,6 +26,8 @@ const CASES: Record<string, BenchCase> = {
   webhooks: { run: runWebhooksCase, loadSeconds: ({ settings: s }) => 3 * webhookPhaseSeconds(s.durationS) },
   // Warm-up, then N sim calls and N bare conversations.
   calls: { run: runCallsCase, loadSeconds: ({ settings: s }) => 3 * callPhaseSeconds(s.durationS) },
+  // Per store: raw and API ingest, the listing, then three dialing runs (busy, answered, refill).
+  campaign: { run: runCampaignCase, loadSeconds: ({ settings: s }) => campaignPhaseSeconds(s.durationS) },
 };
 
 const SETUP_ALLOWANCE_S = 60;

@@ -23,6 +23,7 @@ import { createChatChannels } from './messaging/channels.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { callRoutes } from './calls/routes.ts';
 import { batchRoutes } from './batches/routes.ts';
+import { simulationRoutes } from './simulations/routes.ts';
 import { calendarRoutes } from './calendar/routes.ts';
 import { logRoutes } from './logs/routes.ts';
 import { messagingRoutes } from './messaging/routes.ts';
@@ -125,6 +126,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         batchBodyLimitBytes: Math.max(deps.bodyLimitBytes, BATCH_BODY_LIMIT_BYTES),
         ...(deps.dialer ? { dialer: deps.dialer } : {}),
       });
+      await v2.register(simulationRoutes, { store: deps.store });
       if (deps.calls) await v2.register(callRoutes, { store: deps.store, calls: deps.calls });
       await v2.register(knowledgeRoutes, {
         store: deps.store,

@@ -8,7 +8,8 @@ import { createCallService } from './service.ts';
 
 // A process that stopped in the middle of calls: at its next start, the calls it owned (ringing
 // or in progress) are failed with an explicit reason, their slots freed and their webhooks
-// queued; other nodes' calls and waiting calls are left alone.
+// queued; other nodes' calls and waiting calls are left alone. A node that stays silent is taken
+// over by the others after 30 s.
 
 for (const target of storeTargets()) {
   describe(`call recovery [${target.dialect}]`, () => {
@@ -18,6 +19,71 @@ for (const target of storeTargets()) {
       store = await target.open(clock);
     });
     afterEach(() => store.close());
+
+    const serviceFor = (node: string) =>
+      createCallService({
+        store,
+        runtime: createAgentRuntime({
+          repos: store,
+          models: createModelRouter({ platform: createBuiltinLLM() }),
+          clock,
+          http: async () => {
+            throw new Error('no network');
+          },
+        }),
+        carriers: {},
+        clock,
+        logger: silentLogger(),
+        node,
+      });
+
+    it('takes over a node silent for 30 s: its calls fail, its claims return to the queue', async () => {
+      const ws = await store.workspaces.create({ name: 'w', plan: 'enterprise', maxConcurrentCalls: 5 });
+      const t0 = clock.now();
+      await store.nodes.heartbeat('node-b');
+      const call = await store.calls.create(ws.id, {
+        agentId: 'a1',
+        type: 'outbound',
+        status: 'pending',
+        phoneFrom: '+14155550100',
+        phoneTo: '+14155551001',
+        leadName: 'Ann',
+      });
+      await store.calls.admit(ws.id, 5, 'node-b', 1);
+      const batch = await store.batches.create(
+        ws.id,
+        {
+          agentId: 'a1',
+          name: 'b',
+          fromPhoneNumber: '+14155550100',
+          fromProvider: 'sim',
+          triggerAt: null,
+          reservedConcurrency: 0,
+          callTimeWindow: null,
+          lifetimeMs: 86_400_000,
+        },
+        [{ toPhoneNumber: '+14155552001' }],
+      );
+      await store.batches.claim(batch.id, 1, 'node-b');
+
+      const stop = new AbortController();
+      await serviceFor('node-a').start(stop.signal);
+      await clock.tick(20_000);
+      expect((await store.calls.get(ws.id, call.id))?.status).toBe('ringing');
+      // Time moves on (one more second per look) until the liveness check has run past 30 s.
+      await expect
+        .poll(async () => {
+          await clock.tick(1_000);
+          return (await store.calls.get(ws.id, call.id))?.status;
+        })
+        .toBe('failed');
+      expect(clock.now() - t0).toBeGreaterThanOrEqual(30_000);
+      expect((await store.calls.get(ws.id, call.id))?.errorMessage).toMatch(/interrupted/);
+      expect(await store.calls.busy(ws.id)).toBe(0);
+      const [task] = await store.batches.listTasks(batch.id, { limit: 1, offset: 0 });
+      expect(task?.status).toBe('queued');
+      stop.abort();
+    });
 
     it('fails the interrupted calls of this node only', async () => {
       const ws = await store.workspaces.create({ name: 'w', plan: 'enterprise', maxConcurrentCalls: 5 });

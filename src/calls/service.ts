@@ -52,6 +52,10 @@ export interface CallServiceOptions {
   webhooks?: { wake(): void };
   /** How often to look for calls waiting that no event announced (other processes); default 1 s. */
   pollIntervalMs?: number;
+  /** How often this node records that it is alive (default 5 s). */
+  heartbeatMs?: number;
+  /** A node silent this long is taken over by the others (default 30 s). */
+  deadAfterMs?: number;
   /** Told after a call's last move committed (the dialer refills the freed slot at once). */
   onCallEnded?: (call: Call) => void;
   /**
@@ -556,9 +560,9 @@ export function createCallService(options: CallServiceOptions): CallService {
     );
   }
 
-  /** Calls this node was running when it stopped: their outcome is unknown, so they fail. */
-  async function recover() {
-    const interrupted = await store.calls.ownedBy(node, ['ringing', 'in-progress']);
+  /** Calls `owner` was running when it stopped: their outcome is unknown, so they fail. */
+  async function failInterrupted(owner: string) {
+    const interrupted = await store.calls.ownedBy(owner, ['ringing', 'in-progress']);
     for (const call of interrupted) {
       const workspace = await store.workspaces.get(call.workspaceId);
       if (!workspace) continue;
@@ -567,10 +571,39 @@ export function createCallService(options: CallServiceOptions): CallService {
         errorMessage: 'the call was interrupted: the server running it stopped',
       });
     }
+    return interrupted.length;
+  }
+
+  const heartbeatMs = options.heartbeatMs ?? 5_000;
+  const deadAfterMs = options.deadAfterMs ?? 30_000;
+  let lastBeat = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Liveness: this node says it is alive; a node silent for `deadAfterMs` is taken over: its
+   * calls fail (their outcome is unknown, and their slots come back) and the recipients it had
+   * claimed without a call return to the queue. Two nodes taking over the same one is harmless:
+   * each move is a compare and set.
+   */
+  async function liveness() {
+    const now = clock.now();
+    if (now - lastBeat < heartbeatMs) return;
+    lastBeat = now;
+    await store.nodes.heartbeat(node);
+    for (const dead of await store.nodes.silentSince(now - deadAfterMs, node)) {
+      const failed = await failInterrupted(dead);
+      const released = await store.batches.releaseClaims({ node: dead });
+      await store.nodes.forget(dead, now - deadAfterMs);
+      logger.warn({ node: dead, failed_calls: failed, released_claims: released }, 'took over a silent node');
+    }
   }
 
   async function poll() {
     while (!loop.signal.aborted) {
+      try {
+        await liveness();
+      } catch (err) {
+        logger.error({ err }, 'the liveness check failed');
+      }
       try {
         for (const workspaceId of await store.calls.workspacesWaiting()) await admit(workspaceId);
       } catch (err) {
@@ -587,7 +620,8 @@ export function createCallService(options: CallServiceOptions): CallService {
     async start(signal) {
       if (options.runsCalls === false) return;
       signal?.addEventListener('abort', () => loop.abort(), { once: true });
-      await recover();
+      await store.nodes.heartbeat(node);
+      await failInterrupted(node);
       void poll();
     },
     async stop(graceMs = 10_000) {

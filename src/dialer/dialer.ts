@@ -1,6 +1,6 @@
 import { newCallOf, type PlaceCallInput } from '../calls/index.ts';
 import { newId, normalizeE164, systemClock, type Clock, type Logger } from '../core/index.ts';
-import type { Agent, Batch, BatchTask, Store, Workspace } from '../store/index.ts';
+import type { Agent, Batch, BatchTask, NewCall, Store, Workspace } from '../store/index.ts';
 import { shareSlotsRound } from './fairness.ts';
 import { createTokenBucket, type TokenBucket } from './pacing.ts';
 import { isOpen, nextOpening, type CallTimeWindow } from './window.ts';
@@ -93,28 +93,19 @@ export function createDialer(options: DialerOptions): Dialer {
     }
   }
 
-  /** Dials one claimed recipient's call, or fails it before dialing with a clear reason. */
-  async function dispatch(
+  /** The call of one claimed recipient, or the reason it cannot be called (it fails now). */
+  async function callFor(
     workspace: Workspace,
     batch: Batch,
     agent: Agent,
     task: BatchTask,
-  ): Promise<boolean> {
+  ): Promise<NewCall | string> {
     const to = normalizeE164(task.toPhoneNumber);
-    if (!to) {
-      await store.batches.fail(task.id, `to_phone_number "${task.toPhoneNumber}" is not a dialable number`);
-      return false;
-    }
+    if (!to) return `to_phone_number "${task.toPhoneNumber}" is not a dialable number`;
     let callAgent = agent;
     if (task.overrideModelId) {
       const override = await store.agents.get(workspace.id, task.overrideModelId);
-      if (!override) {
-        await store.batches.fail(
-          task.id,
-          `override_model_id ${task.overrideModelId} is not an agent of this workspace`,
-        );
-        return false;
-      }
+      if (!override) return `override_model_id ${task.overrideModelId} is not an agent of this workspace`;
       callAgent = override;
     }
     const variables: PlaceCallInput['variables'] = {};
@@ -123,9 +114,8 @@ export function createDialer(options: DialerOptions): Dialer {
         variables[key] = value;
       else if (value !== null && value !== undefined) variables[key] = JSON.stringify(value);
     }
-    const callId = newId();
-    const call = newCallOf({
-      id: callId,
+    return newCallOf({
+      id: newId(),
       agent: callAgent,
       from: batch.fromPhoneNumber,
       provider: batch.fromProvider,
@@ -136,11 +126,31 @@ export function createDialer(options: DialerOptions): Dialer {
       batchCallId: batch.id,
       batchTaskId: task.id,
     });
-    // The recipient's move and its call row commit together (at most once, nothing lost).
+  }
+
+  /**
+   * Dispatches a claim: recipients that cannot be called fail before dialing; the others' call
+   * rows and their move to `dispatched` commit together, in one transaction for the whole claim
+   * (at most once, nothing lost). Answers how many calls were created.
+   */
+  async function dispatch(
+    workspace: Workspace,
+    batch: Batch,
+    agent: Agent,
+    tasks: BatchTask[],
+  ): Promise<number> {
+    const calls: NewCall[] = [];
+    for (const task of tasks) {
+      const call = await callFor(workspace, batch, agent, task);
+      if (typeof call === 'string') await store.batches.fail(task.id, call);
+      else calls.push(call);
+    }
+    if (calls.length === 0) return 0;
     return store.transaction(async (repos) => {
-      if (!(await repos.batches.dispatch(task.id, callId))) return false;
-      await repos.calls.create(workspace.id, call);
-      return true;
+      const items = calls.map((c) => ({ taskId: c.batchTaskId!, callId: c.id! }));
+      if (!(await repos.batches.dispatchMany(workspace.id, batch.id, items))) return 0;
+      await repos.calls.createMany(workspace.id, calls);
+      return calls.length;
     });
   }
 
@@ -181,13 +191,11 @@ export function createDialer(options: DialerOptions): Dialer {
       if (n <= 0) continue;
       const tasks = await store.batches.claim(d.batch.id, n, node);
       unused += n - tasks.length;
-      for (const task of tasks) {
-        try {
-          if (await dispatch(workspace, d.batch, d.agent, task)) dispatched += 1;
-        } catch (err) {
-          // The claim stays; a restart of this node (or the stale-claim sweep) puts it back.
-          logger.error({ err, batch_id: d.batch.id, task_id: task.id }, 'dispatching a recipient failed');
-        }
+      try {
+        dispatched += await dispatch(workspace, d.batch, d.agent, tasks);
+      } catch (err) {
+        // The claims stay; this node's restart or the abandoned-claim sweep puts them back.
+        logger.error({ err, batch_id: d.batch.id }, 'dispatching recipients failed');
       }
       if (tasks.length < n) await store.batches.complete(d.batch.id);
     }
@@ -251,6 +259,9 @@ export function createDialer(options: DialerOptions): Dialer {
     while (!loop.signal.aborted) {
       woken = false;
       waiting = false;
+      // Plans are made from the time the round looked at: a window that opened or a trigger
+      // that passed while the round ran is then due at once, not an hour later.
+      const roundAt = clock.now();
       let more = 0;
       try {
         more = await round();
@@ -261,7 +272,7 @@ export function createDialer(options: DialerOptions): Dialer {
       if (woken || more > 0) continue;
       let waitMs = pollIntervalMs;
       try {
-        waitMs = Math.max(0, (await nextDue(clock.now())) - clock.now());
+        waitMs = Math.max(0, (await nextDue(roundAt)) - clock.now());
       } catch (err) {
         logger.error({ err }, 'the dialer could not plan its next round');
       }

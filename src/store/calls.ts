@@ -173,6 +173,31 @@ function patchValues(patch: CallPatch): Updateable<CallTable> {
 
 type Transact = <T>(fn: (db: Db) => Promise<T>) => Promise<T>;
 
+function callRow(workspaceId: string, input: NewCall, now: number) {
+  return {
+    id: input.id ?? newId(),
+    workspace_id: workspaceId,
+    agent_id: input.agentId,
+    type: input.type,
+    status: input.status,
+    phone_from: input.phoneFrom,
+    phone_to: input.phoneTo,
+    lead_name: input.leadName,
+    lead_email: input.leadEmail ?? null,
+    lead_timezone: input.leadTimezone ?? null,
+    variables: toJson(input.variables ?? {}) ?? '{}',
+    metadata: toJson(input.metadata ?? {}) ?? '{}',
+    settings: toJson(input.settings ?? {}) ?? '{}',
+    webhook_url: input.webhookUrl ?? null,
+    batch_call_id: input.batchCallId ?? null,
+    batch_task_id: input.batchTaskId ?? null,
+    node: input.node ?? null,
+    holds_slot: input.holdsSlot ? 1 : 0,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: Transact = (fn) => fn(db)) {
   /** Serializes slot accounting of one workspace: a row lock on PostgreSQL; SQLite's write lock. */
   async function lockWorkspace(trx: Db, workspaceId: string) {
@@ -193,34 +218,22 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
 
   return {
     async create(workspaceId: string, input: NewCall): Promise<Call> {
-      const now = clock.now();
       const row = await db
         .insertInto('calls')
-        .values({
-          id: input.id ?? newId(),
-          workspace_id: workspaceId,
-          agent_id: input.agentId,
-          type: input.type,
-          status: input.status,
-          phone_from: input.phoneFrom,
-          phone_to: input.phoneTo,
-          lead_name: input.leadName,
-          lead_email: input.leadEmail ?? null,
-          lead_timezone: input.leadTimezone ?? null,
-          variables: toJson(input.variables ?? {}) ?? '{}',
-          metadata: toJson(input.metadata ?? {}) ?? '{}',
-          settings: toJson(input.settings ?? {}) ?? '{}',
-          webhook_url: input.webhookUrl ?? null,
-          batch_call_id: input.batchCallId ?? null,
-          batch_task_id: input.batchTaskId ?? null,
-          node: input.node ?? null,
-          holds_slot: input.holdsSlot ? 1 : 0,
-          created_at: now,
-          updated_at: now,
-        })
+        .values(callRow(workspaceId, input, clock.now()))
         .returningAll()
         .executeTakeFirstOrThrow();
       return toCall(row);
+    },
+
+    /** Several calls in one statement (a dialer's dispatch of a claim). */
+    async createMany(workspaceId: string, inputs: readonly NewCall[]): Promise<void> {
+      if (inputs.length === 0) return;
+      const now = clock.now();
+      await db
+        .insertInto('calls')
+        .values(inputs.map((input) => callRow(workspaceId, input, now)))
+        .execute();
     },
 
     async get(workspaceId: string, id: string): Promise<Call | null> {
@@ -297,7 +310,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
      * `ringing`, holds a slot and is owned by `node`. Other processes admitting at the same time
      * wait for the workspace lock, so the cap holds across processes.
      */
-    async admit(workspaceId: string, max: number, node: string, limit = 100): Promise<Call[]> {
+    async admit(workspaceId: string, max: number, node: string, limit = 1000): Promise<Call[]> {
       return transact(async (trx) => {
         await lockWorkspace(trx, workspaceId);
         const free = Math.min(limit, max - (await busy(trx, workspaceId)));

@@ -61,3 +61,18 @@ export {
   type NewTask,
   type TaskStatus,
 } from './batches.ts';
+export {
+  CALL_SUCCESS_TYPES,
+  SIMULATION_CASE_TYPES,
+  type CallSuccessType,
+  type NewSimulationCase,
+  type NewSimulationSuite,
+  type SimulationCase,
+  type SimulationCaseListOptions,
+  type SimulationCasePatch,
+  type SimulationCaseType,
+  type SimulationSuite,
+  type SimulationSuiteListOptions,
+  type SimulationSuitePatch,
+  type SimulationsRepo,
+} from './simulations.ts';

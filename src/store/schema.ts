@@ -190,6 +190,11 @@ export interface Schema {
   calls: CallTable;
   batches: BatchTable;
   batch_tasks: BatchTaskTable;
+  simulation_suites: SimulationSuiteTable;
+  simulation_cases: SimulationCaseTable;
+  simulation_sessions: SimulationSessionTable;
+  simulations: SimulationTable;
+  nodes: NodeTable;
 }
 
 export interface CalendarHoursTable {
@@ -353,4 +358,81 @@ export interface BatchTaskTable {
   claimed_at: number | null;
   created_at: number;
   updated_at: number;
+}
+
+/** A simulation suite: cases run together against one agent (`model_id`). */
+export interface SimulationSuiteTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** `name` lowercased (JavaScript's toLowerCase) for case-insensitive search on both dialects. */
+  name_folded: string;
+  model_id: string;
+  language: Generated<string>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A simulation case: a simulated caller (`prompt`) and the criteria that decide the call. */
+export interface SimulationCaseTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  suite_id: string | null;
+  name: string;
+  /** `name` lowercased (JavaScript's toLowerCase) for case-insensitive search on both dialects. */
+  name_folded: string;
+  prompt: string;
+  /** custom | agent_based */
+  type: string;
+  /** string[] (JSON). */
+  success_criteria: unknown;
+  /** all | any */
+  call_success_type: string;
+  base_agent_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One execution of a suite (no repository yet: the execution work adds it). */
+export interface SimulationSessionTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  suite_id: string;
+  model_id: string;
+  status: string;
+  max_turns: number;
+  total: Generated<number>;
+  completed: Generated<number>;
+  failed: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One case within a session. */
+export interface SimulationTable {
+  seq: Generated<number>;
+  id: string;
+  session_id: string;
+  workspace_id: string;
+  case_id: string;
+  status: string;
+  /** 0/1; null until judged. */
+  passed: number | null;
+  /** [{criterion, passed, reason}] (JSON). */
+  criteria_results: unknown;
+  transcript: Generated<string>;
+  turns: Generated<number>;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NodeTable {
+  seq: Generated<number>;
+  name: string;
+  started_at: number;
+  last_seen_at: number;
 }

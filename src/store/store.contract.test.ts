@@ -176,6 +176,8 @@ for (const target of storeTargets()) {
               '009-calls',
               '010-webhooks',
               '011-batches',
+              '012-simulations',
+              '013-nodes',
             ],
           });
           expect(await fresh.isReady()).toBe(true);

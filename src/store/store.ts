@@ -6,6 +6,7 @@ import { apiKeysRepo } from './api-keys.ts';
 import { calendarRepo } from './calendar.ts';
 import { callsRepo } from './calls.ts';
 import { batchesRepo } from './batches.ts';
+import { nodesRepo } from './nodes.ts';
 import { chatsRepo } from './chats.ts';
 import { knowledgeRepo, type Transact } from './knowledge.ts';
 import {
@@ -18,6 +19,7 @@ import {
 } from './database.ts';
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrations/index.ts';
 import { phoneNumbersRepo } from './phone-numbers.ts';
+import { simulationsRepo } from './simulations.ts';
 import { workspacesRepo } from './workspaces.ts';
 import { webhooksRepo } from './webhooks.ts';
 
@@ -50,7 +52,9 @@ export function repositories(
     calendar: calendarRepo(db, clock, transact),
     webhooks: webhooksRepo(db, clock, dialect, transact),
     calls: callsRepo(db, clock, dialect, transact),
+    nodes: nodesRepo(db, clock),
     batches: batchesRepo(db, clock, dialect, transact, limits.maxTasksPerBatch),
+    simulations: simulationsRepo(db, clock, dialect, transact),
   };
 }
 

@@ -85,6 +85,14 @@ forEachStore('the dialer', (target) => {
       canceled: b.canceledCount,
     };
   };
+  /**
+   * Dispatched count after letting `ms` more pass (for waits on real I/O under load: each look
+   * also fires whatever sleeps are due, so a round that was computed late still runs).
+   */
+  const dispatchedAfterTick = async (ws: TestWorkspace, id: string, ms = 100) => {
+    if (ms > 0) await clock.tick(ms);
+    return (await counters(ws, id)).dispatched;
+  };
   const inUse = async (ws: TestWorkspace) =>
     (await t.store.calls.busy(ws.id)) + (await t.store.calls.waiting(ws.id));
 
@@ -137,7 +145,7 @@ forEachStore('the dialer', (target) => {
     const w = await workspace(1);
     const id = await w.batch(3);
     await run(1_000, 250, async () => undefined);
-    await expect.poll(async () => (await counters(w.ws, id)).dispatched).toBe(1);
+    await expect.poll(() => dispatchedAfterTick(w.ws, id, 0), { timeout: 15_000 }).toBe(1);
     // Talk the first call to its end; the poll is an hour away, so only the "call ended" wake-up
     // can dial the second recipient.
     for (let i = 0; i < 400 && (await counters(w.ws, id)).dispatched < 2; i++) {
@@ -169,7 +177,7 @@ forEachStore('the dialer', (target) => {
       expect((await counters(w.ws, id)).dispatched).toBe(0);
     });
     await run(2_000, 500, async () => undefined);
-    await expect.poll(async () => (await counters(w.ws, id)).dispatched).toBe(2);
+    await expect.poll(() => dispatchedAfterTick(w.ws, id), { timeout: 15_000 }).toBe(2);
   });
 
   it('dials only inside the call time window (in its timezone), waking at the opening', async () => {
@@ -190,7 +198,7 @@ forEachStore('the dialer', (target) => {
     await clock.tick(opening - clock.now() - 1);
     expect((await counters(w.ws, id)).dispatched).toBe(0);
     await run(2_000, 500, async () => undefined);
-    await expect.poll(async () => (await counters(w.ws, id)).dispatched).toBe(2);
+    await expect.poll(() => dispatchedAfterTick(w.ws, id), { timeout: 15_000 }).toBe(2);
   });
 
   it('cancels a batch seven days after its creation, with its queued recipients', async () => {

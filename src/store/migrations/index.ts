@@ -11,6 +11,8 @@ import { calendar } from './008-calendar.ts';
 import { calls } from './009-calls.ts';
 import { webhooks } from './010-webhooks.ts';
 import { batches } from './011-batches.ts';
+import { simulations } from './012-simulations.ts';
+import { nodes } from './013-nodes.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -27,6 +29,8 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '009-calls': calls(dialect),
     '010-webhooks': webhooks(dialect),
     '011-batches': batches(dialect),
+    '012-simulations': simulations(dialect),
+    '013-nodes': nodes(dialect),
   };
 }
 

@@ -1,0 +1,28 @@
+export {
+  CASE_TOOL,
+  GENERATION_ATTEMPTS,
+  MAX_CASES,
+  MAX_CRITERIA,
+  SIMULATION_TEST_KINDS,
+  generateCases,
+  offlineCases,
+  type GeneratedCase,
+  type GenerationAction,
+  type GenerationAgent,
+  type GenerationDeps,
+  type GenerationInput,
+  type SimulationTestKind,
+} from './generate.ts';
+export {
+  REASON_MAX_CHARS,
+  VERDICTS_TOOL,
+  VERDICT_ATTEMPTS,
+  casePassed,
+  heuristicVerdicts,
+  judgeCase,
+  type CriterionResult,
+  type JudgeDeps,
+  type JudgeInput,
+  type JudgeResult,
+  type JudgeTurn,
+} from './judge.ts';
