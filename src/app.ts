@@ -19,6 +19,7 @@ import {
 } from './runtime/index.ts';
 import { createSimCarrier, type CalleeFactory } from './telephony/index.ts';
 import { createDialer, type Dialer } from './dialer/index.ts';
+import { createSimulationService, type SimulationService } from './simulation/index.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
 
 /** The NOTIFY channel that wakes dialers: a slot freed, a batch created or resumed. */
@@ -160,6 +161,7 @@ export interface Engine {
   services: ConversationServices;
   calls: CallService;
   dialer: Dialer;
+  simulations: SimulationService;
   webhooks: WebhookDispatcher;
   start(): Promise<void>;
   /** Stops taking calls, lets calls in progress finish (bounded), flushes webhooks. */
@@ -241,9 +243,11 @@ export function createEngine(options: EngineOptions): Engine {
   wakeDialer = background
     ? () => dialer.wake()
     : () => void store.signals.notify(DIALER_CHANNEL).catch(() => undefined);
+  const simulations = createSimulationService({ store, runtime: services.runtime, models, clock, logger });
   const loop = new AbortController();
   return {
     services,
+    simulations,
     calls,
     dialer: background ? dialer : { ...dialer, wake: wakeDialer },
     webhooks,
@@ -259,6 +263,7 @@ export function createEngine(options: EngineOptions): Engine {
       loop.abort();
       await dialer.stop();
       await calls.stop(graceMs);
+      await simulations.stop();
       await webhooks.stop();
     },
   };
@@ -310,6 +315,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       services: engine.services,
       calls: engine.calls,
       dialer: engine.dialer,
+      simulations: engine.simulations,
       apiRoutes: role !== 'worker',
       publicUrl: config.publicUrl,
       bodyLimitBytes: config.bodyLimitBytes,

@@ -98,6 +98,7 @@ export async function createTestApi(
     services: engine.services,
     calls: engine.calls,
     dialer: engine.dialer,
+    simulations: engine.simulations,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.publicRateLimit ? { publicRateLimit: options.publicRateLimit } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),

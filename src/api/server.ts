@@ -11,6 +11,8 @@ import {
 } from '../runtime/index.ts';
 import type { Store } from '../store/index.ts';
 import type { CallService } from '../calls/index.ts';
+import type { SimulationService } from '../simulation/index.ts';
+import { simulationRunRoutes } from './simulations/run-routes.ts';
 import { actionRoutes } from './actions/routes.ts';
 import { assistantRoutes } from './assistants/routes.ts';
 import { authenticate, createAuthenticator } from './auth.ts';
@@ -57,6 +59,8 @@ export interface ApiDeps {
   services?: ConversationServices;
   /** Calls (POST /calls, GET /calls, the sim's inbound calls); absent: those routes are not served. */
   calls?: CallService;
+  /** Suite execution (POST /simulation_suites/{id}/execute and the results); absent: not served. */
+  simulations?: SimulationService;
   /** The campaign dialer, woken when a batch may have something to dial. */
   dialer?: { wake(): void };
   /** false: only health, readiness and metrics (a `--role worker` node). Default true. */
@@ -127,6 +131,12 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         ...(deps.dialer ? { dialer: deps.dialer } : {}),
       });
       await v2.register(simulationRoutes, { store: deps.store });
+      if (deps.simulations)
+        await v2.register(simulationRunRoutes, {
+          store: deps.store,
+          simulations: deps.simulations,
+          models: deps.models,
+        });
       if (deps.calls) await v2.register(callRoutes, { store: deps.store, calls: deps.calls });
       await v2.register(knowledgeRoutes, {
         store: deps.store,

@@ -26,3 +26,7 @@ export {
   type JudgeResult,
   type JudgeTurn,
 } from './judge.ts';
+export { simulateConversation, type SimulatedConversation } from './converse.ts';
+export { DEFAULT_SIMULATION_CONCURRENCY, runSession, type RunSessionOptions } from './session.ts';
+export { standInCalendar, standInCallControl, standInHttp, standInMessaging } from './stand-ins.ts';
+export { createSimulationService, type ActionsMode, type SimulationService } from './service.ts';

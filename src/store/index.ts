@@ -76,3 +76,10 @@ export {
   type SimulationSuitePatch,
   type SimulationsRepo,
 } from './simulations.ts';
+export type {
+  CriterionVerdict,
+  SimulationRun,
+  SimulationRunStatus,
+  SimulationRunsRepo,
+  SimulationSession,
+} from './simulation-runs.ts';

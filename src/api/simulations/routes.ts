@@ -68,7 +68,7 @@ const dotted = (loc: (string | number)[]) =>
   loc.map((seg, i) => (typeof seg === 'number' ? `[${seg}]` : i === 0 ? seg : `.${seg}`)).join('');
 
 /** 422: the request is well-formed but cannot be carried out; every problem is listed. */
-function unprocessable(problems: FieldError[]): ParleyError {
+export function unprocessable(problems: FieldError[]): ParleyError {
   return new ParleyError(problems.map((p) => p.msg).join('; '), {
     code: 'unprocessable',
     status: 422,
