@@ -126,7 +126,6 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await v2.register(calendarRoutes, { store: deps.store, clock });
       await v2.register(batchRoutes, {
         store: deps.store,
-        clock,
         batchBodyLimitBytes: Math.max(deps.bodyLimitBytes, BATCH_BODY_LIMIT_BYTES),
         ...(deps.dialer ? { dialer: deps.dialer } : {}),
       });

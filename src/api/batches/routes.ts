@@ -72,7 +72,6 @@ export interface BatchRoutesOptions {
   store: Store;
   /** Body limit of POST /calls/batch: 10,000 recipients take more than the default 1 MB. */
   batchBodyLimitBytes: number;
-  clock: { now(): number };
   /** Woken when a batch may have something to dial (created, appended, resumed). */
   dialer?: { wake(): void };
 }
