@@ -77,7 +77,7 @@ const messagingDeps = (action: Action, ports: ToolPorts) => ({
 });
 
 /** Sending fails with a reason the timeline shows when no messaging provider is wired. */
-const noMessaging: MessagingPort = {
+export const noMessaging: MessagingPort = {
   send: async () => {
     throw new Error('messaging_unavailable: no SMS/WhatsApp provider is configured');
   },

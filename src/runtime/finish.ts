@@ -5,7 +5,7 @@ import {
   type SendSmsConfig,
 } from '../actions/index.ts';
 import { collectChat, type LLM, type ToolCall } from '../providers/index.ts';
-import type { ActionEffects, ConversationActions } from './actions.ts';
+import { noMessaging, type ActionEffects, type ConversationActions } from './actions.ts';
 
 // What runs once a conversation is over (a call ended, a chat completed):
 // 1. the final extraction pass: the information extractors still without a value get one more
@@ -134,11 +134,7 @@ async function sendAfterMessages(options: FinishOptions): Promise<void> {
     if (action.kind !== 'SEND_SMS') continue;
     const config = action.config as unknown as SendSmsConfig;
     await sendAfterConversation(config, {
-      messaging: effects.messaging ?? {
-        send: async () => {
-          throw new Error('messaging_unavailable: no SMS provider is configured');
-        },
-      },
+      messaging: effects.messaging ?? noMessaging,
       from: actions.party.ourNumber ?? '',
       to: actions.party.leadNumber ?? '',
       recorder: actions.recorder,

@@ -197,6 +197,66 @@ export function batchesRepo(
       .execute();
   }
 
+  /**
+   * Several claimed recipients of one batch at once (one lock, one counters update): the ones
+   * still claimed become `dispatched` with their call ids, and the answer is true; when the
+   * batch was paused or canceled since the claim, none is dispatched (they go back to the
+   * queue or are canceled) and the answer is false. Run it in the transaction that creates the
+   * calls.
+   */
+  async function dispatchMany(
+    workspaceId: string,
+    batchId: string,
+    items: readonly { taskId: string; callId: string }[],
+  ): Promise<boolean> {
+    if (items.length === 0) return true;
+    const now = clock.now();
+    const batch = await lockBatch(db, workspaceId, batchId);
+    if (!batch) return false;
+    const ids = items.map((i) => i.taskId);
+    if (batch.status === 'paused' || batch.status === 'canceled') {
+      const to = batch.status === 'paused' ? 'queued' : 'canceled';
+      const moved = await db
+        .updateTable('batch_tasks')
+        .set({ status: to, claimed_by: null, claimed_at: null, updated_at: now })
+        .where('id', 'in', ids)
+        .where('status', '=', 'claimed')
+        .executeTakeFirst();
+      const n = Number(moved.numUpdatedRows);
+      if (to === 'canceled' && n > 0) {
+        await db
+          .updateTable('batches')
+          .set((eb) => ({
+            pending_count: eb('pending_count', '-', n),
+            canceled_count: eb('canceled_count', '+', n),
+          }))
+          .where('id', '=', batchId)
+          .execute();
+      }
+      return false;
+    }
+    for (const item of items) {
+      await db
+        .updateTable('batch_tasks')
+        .set({ status: 'dispatched', call_id: item.callId, updated_at: now })
+        .where('id', '=', item.taskId)
+        .where('status', '=', 'claimed')
+        .execute();
+    }
+    await db
+      .updateTable('batches')
+      .set((eb) => ({
+        pending_count: eb('pending_count', '-', items.length),
+        dispatched_count: eb('dispatched_count', '+', items.length),
+        status: batch.status === 'scheduled' ? 'in_progress' : batch.status,
+        last_dispatch_at: now,
+        updated_at: now,
+      }))
+      .where('id', '=', batchId)
+      .execute();
+    return true;
+  }
+
   async function getBatch(trx: Db, workspaceId: string, id: string) {
     const row = await trx
       .selectFrom('batches')
@@ -392,112 +452,16 @@ export function batchesRepo(
 
     /**
      * The claimed recipient's call now exists (same transaction as the call row): `dispatched`.
-     * Returns the batch's state: a recipient of a batch paused or canceled since its claim is
-     * put back (paused) or canceled instead, and false is returned (no call must be placed).
+     * False (no call must be placed) when the batch was paused or canceled since the claim: the
+     * recipient is then put back (paused) or canceled. See `dispatchMany`.
      */
     async dispatch(taskId: string, callId: string): Promise<boolean> {
-      const now = clock.now();
       const task = await db.selectFrom('batch_tasks').selectAll().where('id', '=', taskId).executeTakeFirst();
       if (!task || task.status !== 'claimed') return false;
-      const batch = await lockBatch(db, task.workspace_id, task.batch_id);
-      if (!batch) return false;
-      if (batch.status === 'paused' || batch.status === 'canceled') {
-        const to = batch.status === 'paused' ? 'queued' : 'canceled';
-        await db
-          .updateTable('batch_tasks')
-          .set({ status: to, claimed_by: null, claimed_at: null, updated_at: now })
-          .where('id', '=', taskId)
-          .execute();
-        if (to === 'canceled') {
-          await db
-            .updateTable('batches')
-            .set((eb) => ({
-              pending_count: eb('pending_count', '-', 1),
-              canceled_count: eb('canceled_count', '+', 1),
-            }))
-            .where('id', '=', batch.id)
-            .execute();
-        }
-        return false;
-      }
-      await db
-        .updateTable('batch_tasks')
-        .set({ status: 'dispatched', call_id: callId, updated_at: now })
-        .where('id', '=', taskId)
-        .execute();
-      await db
-        .updateTable('batches')
-        .set((eb) => ({
-          pending_count: eb('pending_count', '-', 1),
-          dispatched_count: eb('dispatched_count', '+', 1),
-          status: batch.status === 'scheduled' ? 'in_progress' : batch.status,
-          last_dispatch_at: now,
-          updated_at: now,
-        }))
-        .where('id', '=', batch.id)
-        .execute();
-      return true;
+      return dispatchMany(task.workspace_id, task.batch_id, [{ taskId, callId }]);
     },
 
-    /**
-     * `dispatch` for several claimed recipients of one batch at once (one lock, one counters
-     * update): the ones still claimed become `dispatched` with their call ids, and the answer is
-     * true; when the batch was paused or canceled since the claim, none is dispatched (they go
-     * back to the queue or are canceled) and the answer is false. Run it in the transaction that
-     * creates the calls.
-     */
-    async dispatchMany(
-      workspaceId: string,
-      batchId: string,
-      items: readonly { taskId: string; callId: string }[],
-    ): Promise<boolean> {
-      if (items.length === 0) return true;
-      const now = clock.now();
-      const batch = await lockBatch(db, workspaceId, batchId);
-      if (!batch) return false;
-      const ids = items.map((i) => i.taskId);
-      if (batch.status === 'paused' || batch.status === 'canceled') {
-        const to = batch.status === 'paused' ? 'queued' : 'canceled';
-        const moved = await db
-          .updateTable('batch_tasks')
-          .set({ status: to, claimed_by: null, claimed_at: null, updated_at: now })
-          .where('id', 'in', ids)
-          .where('status', '=', 'claimed')
-          .executeTakeFirst();
-        const n = Number(moved.numUpdatedRows);
-        if (to === 'canceled' && n > 0) {
-          await db
-            .updateTable('batches')
-            .set((eb) => ({
-              pending_count: eb('pending_count', '-', n),
-              canceled_count: eb('canceled_count', '+', n),
-            }))
-            .where('id', '=', batchId)
-            .execute();
-        }
-        return false;
-      }
-      for (const item of items) {
-        await db
-          .updateTable('batch_tasks')
-          .set({ status: 'dispatched', call_id: item.callId, updated_at: now })
-          .where('id', '=', item.taskId)
-          .where('status', '=', 'claimed')
-          .execute();
-      }
-      await db
-        .updateTable('batches')
-        .set((eb) => ({
-          pending_count: eb('pending_count', '-', items.length),
-          dispatched_count: eb('dispatched_count', '+', items.length),
-          status: batch.status === 'scheduled' ? 'in_progress' : batch.status,
-          last_dispatch_at: now,
-          updated_at: now,
-        }))
-        .where('id', '=', batchId)
-        .execute();
-      return true;
-    },
+    dispatchMany,
 
     /** A claimed recipient that cannot be called (not dialable, unknown agent...). */
     async fail(taskId: string, errorMessage: string): Promise<void> {
