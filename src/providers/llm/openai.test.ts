@@ -302,11 +302,9 @@ describe('createOpenAILLM', () => {
     it('maps a slow answer to llm_timeout (retryable)', async () => {
       const llm = await setup({ timeoutMs: 50 });
       server.script({ text: 'too slow', delayMs: 200 });
-      const started = Date.now();
       const err = await failure(collectChat(llm.chat(request())));
       expect(err.code).toBe('llm_timeout');
       expect(err.retryable).toBe(true);
-      expect(Date.now() - started).toBeLessThan(190);
     });
 
     it('maps a stream that stalls before its first token to llm_timeout', async () => {
@@ -332,12 +330,12 @@ describe('createOpenAILLM', () => {
 
     it('times out per chunk, not per answer: a slow but steady stream completes', async () => {
       const llm = await setup({ timeoutMs: 150 });
-      // 7 events after the first, 25 ms apart: longer than the timeout in all, never idle that long.
+      // 7 events after the first, 25 ms apart: longer than the timeout in all (the server's own
+      // pacing guarantees it), never idle that long.
       server.script({ text: 'a steady stream of words', chunkDelayMs: 25 });
-      const started = Date.now();
       const result = await collectChat(llm.chat(request()));
       expect(result.text).toBe('a steady stream of words');
-      expect(Date.now() - started).toBeGreaterThan(150);
+      expect(result.finishReason).toBe('stop');
     });
 
     it('maps a stream line that is not JSON to llm_bad_response (not retryable)', async () => {
@@ -381,11 +379,9 @@ describe('createOpenAILLM', () => {
       const iterator = llm.chat(request({ signal: controller.signal }))[Symbol.asyncIterator]();
       expect((await iterator.next()).value).toEqual({ type: 'text', text: 'one ' });
       expect((await iterator.next()).value).toEqual({ type: 'text', text: 'two ' });
-      const pending = iterator.next(); // waits on the hanging server
-      const abortedAt = Date.now();
+      const pending = iterator.next(); // waits on the hanging server, which never sends more
       controller.abort();
-      const last = await pending;
-      expect(Date.now() - abortedAt).toBeLessThan(500);
+      const last = await pending; // only the abort can end this wait
       expect(last.value).toMatchObject({ type: 'done', finishReason: 'aborted' });
       expect((await iterator.next()).done).toBe(true);
     });
@@ -397,11 +393,9 @@ describe('createOpenAILLM', () => {
         controller.abort(); // the request has reached the server, which now takes its time
         return { text: 'late', delayMs: 200 };
       });
-      const started = Date.now();
       const result = await collectChat(llm.chat(request({ signal: controller.signal })));
       expect(result.finishReason).toBe('aborted');
       expect(result.text).toBe('');
-      expect(Date.now() - started).toBeLessThan(190);
     });
 
     it('sends nothing when the signal has already fired', async () => {
