@@ -280,6 +280,8 @@ export function createDialer(options: DialerOptions): Dialer {
       wakeUp = () => sleeper.abort();
       const onStop = () => sleeper.abort();
       loop.signal.addEventListener('abort', onStop, { once: true });
+      // A stop that came while the round ran fired before this listener existed.
+      if (loop.signal.aborted) sleeper.abort();
       if (!woken) {
         const slept = clock.sleep(waitMs, sleeper.signal).catch(() => undefined);
         setWaiting(true);
