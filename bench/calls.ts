@@ -10,12 +10,12 @@
 // conversations (builtin agent session against the builtin simulated person, the same turns) in
 // CONCURRENCY loops with no store, carrier, analysis or slots. Both are preceded by a warm-up.
 import { join } from 'node:path';
-import { createEngine } from '../src/app.ts';
 import { ConversationSession, createSimulatedPerson } from '../src/conversation/index.ts';
-import { silentLogger, systemClock } from '../src/core/index.ts';
-import { createBuiltinLLM, createModelRouter, createSimMessaging } from '../src/providers/index.ts';
+import { systemClock } from '../src/core/index.ts';
+import { createBuiltinLLM } from '../src/providers/index.ts';
 import { createStore } from '../src/store/index.ts';
 import type { CaseContext } from './api.ts';
+import { offlineEngine } from './engine.ts';
 import { machine, markdownTable, tempDir, textTable, writeResultsSection } from './lib.ts';
 
 const CONCURRENCY = 50;
@@ -74,16 +74,7 @@ export async function runCallsCase(ctx: CaseContext): Promise<void> {
       plan: 'enterprise',
       maxConcurrentCalls: CONCURRENCY,
     });
-    const engine = createEngine({
-      store,
-      models: createModelRouter({ platform: createBuiltinLLM() }),
-      clock: systemClock,
-      logger: silentLogger(),
-      node: 'bench',
-      simSpeed: 0,
-      allowPrivateNetwork: true,
-      messaging: { sim: createSimMessaging() },
-    });
+    const engine = offlineEngine(store);
     const agent = await store.agents.create(workspace.id, {
       type: 'outbound',
       name: 'Solar',

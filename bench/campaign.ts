@@ -21,11 +21,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createEngine } from '../src/app.ts';
-import { silentLogger, systemClock } from '../src/core/index.ts';
-import { createBuiltinLLM, createModelRouter, createSimMessaging } from '../src/providers/index.ts';
+import { systemClock } from '../src/core/index.ts';
 import { createStore, type NewTask, type Store } from '../src/store/index.ts';
 import type { CaseContext } from './api.ts';
+import { offlineEngine } from './engine.ts';
 import {
   BENCH_API_KEY,
   freePort,
@@ -333,16 +332,7 @@ export async function dialRun(dialect: Dialect, mix: Mix, n: number, simSpeed = 
       plan: 'enterprise',
       maxConcurrentCalls: CAP,
     });
-    const engine = createEngine({
-      store,
-      models: createModelRouter({ platform: createBuiltinLLM() }),
-      clock: systemClock,
-      logger: silentLogger(),
-      node: 'bench',
-      simSpeed,
-      allowPrivateNetwork: true,
-      messaging: { sim: createSimMessaging() },
-    });
+    const engine = offlineEngine(store, simSpeed);
     const agent = await store.agents.create(workspace.id, {
       type: 'outbound',
       name: 'Solar',
