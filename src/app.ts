@@ -221,7 +221,7 @@ export function createEngine(options: EngineOptions): Engine {
     webhooks,
     runsCalls: background,
     // A freed slot is refilled at once here, and in other processes through NOTIFY.
-    onCallEnded: () => {
+    onSlotReleased: () => {
       wakeDialer();
       void store.signals.notify(DIALER_CHANNEL).catch(() => undefined);
     },

@@ -1,11 +1,12 @@
-import { systemClock, type Clock, type HttpPort, type Logger } from '../core/index.ts';
+import { coalescePerKey, systemClock, type Clock, type HttpPort, type Logger } from '../core/index.ts';
 import { analyzeConversation } from '../conversation/index.ts';
 import type { AgentRuntime, Conversation } from '../runtime/index.ts';
 import { routeInboundCall } from '../webhooks/index.ts';
-import type { Agent, Call, CallPatch, NewCall, Store, Workspace } from '../store/index.ts';
+import type { Action, Agent, Call, CallPatch, NewCall, Store, Workspace } from '../store/index.ts';
 import type { AnsweredBy, CallLeg, Carrier, DialOutcome } from '../telephony/index.ts';
 import { converse, type ConverseResult, type VoicemailSettings } from './converse.ts';
-import { callTimezone, postCallPayload } from './payload.ts';
+import { createCallWriter } from './writer.ts';
+import { callTimezone } from './payload.ts';
 import { callQuality } from './quality.ts';
 import { defaultEndReason, movesInto, type CallStatus, type EndCallReason } from './status.ts';
 
@@ -56,8 +57,12 @@ export interface CallServiceOptions {
   heartbeatMs?: number;
   /** A node silent this long is taken over by the others (default 30 s). */
   deadAfterMs?: number;
-  /** Told after a call's last move committed (the dialer refills the freed slot at once). */
-  onCallEnded?: (call: Call) => void;
+  /**
+   * Told when a call's slot was released (the dialer refills it at once): at hang-up for a call
+   * that was answered (its after-the-call work and analysis do not hold a line), otherwise with
+   * its last move.
+   */
+  onSlotReleased?: (call: Call) => void;
   /**
    * false on API-only nodes (`--role api`): calls are stored and left for the workers, which
    * admit and run them. Default true.
@@ -82,6 +87,12 @@ export interface CallService {
   /** Resolves when no call runs in this process (tests). */
   idle(): Promise<void>;
   readonly running: number;
+}
+
+/** A call's agent (null: deleted) and its attached actions, read once per admission. */
+interface Prepared {
+  agent: Agent | null;
+  attachedActions: readonly Action[];
 }
 
 /** Used for `eta` until the workspace has ended calls to average. */
@@ -127,13 +138,13 @@ export function createCallService(options: CallServiceOptions): CallService {
   const { store, runtime, logger, node } = options;
   const clock = options.clock ?? systemClock;
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  const admitting = new Map<string, Promise<void>>();
   let stopped = false;
   let idleWaiters: (() => void)[] = [];
   const loop = new AbortController();
+  const writer = createCallWriter({ store, logger });
 
   function settleIdle() {
-    if (running.size > 0 || admitting.size > 0) return;
+    if (running.size > 0 || admissions.size > 0) return;
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const resolve of waiters) resolve();
@@ -152,29 +163,37 @@ export function createCallService(options: CallServiceOptions): CallService {
     return { call, eta };
   }
 
+  // One admission per workspace at a time in this process; requests during one share a single
+  // follow-up, which sees every call stored or slot freed before it starts. (A queue of one
+  // admission per ended call would hold the dialer's own admission behind all of them.)
+  const admissions = coalescePerKey(async (workspaceId: string) => {
+    try {
+      const workspace = await store.workspaces.get(workspaceId);
+      if (!workspace) return;
+      const admitted = await store.calls.admit(workspaceId, workspace.maxConcurrentCalls, node);
+      if (admitted.length === 0) return;
+      // Each agent and its actions once for the whole admission, not once per call.
+      const agentIds = [...new Set(admitted.map((c) => c.agentId))];
+      const attached = await store.actions.attachedTo(workspaceId, agentIds);
+      const agents = new Map<string, Prepared>();
+      for (const id of agentIds) {
+        const agent = await store.agents.get(workspaceId, id);
+        agents.set(id, { agent, attachedActions: attached.get(id) ?? [] });
+      }
+      for (const call of admitted) launch(workspace, call, agents.get(call.agentId)!);
+    } catch (err) {
+      logger.error({ err, workspace_id: workspaceId }, 'admitting calls failed');
+    }
+  }, settleIdle);
+
   function admit(workspaceId: string): Promise<void> {
     if (stopped || options.runsCalls === false) return Promise.resolve();
-    // One admission per workspace at a time in this process; a request during one runs after it.
-    const previous = admitting.get(workspaceId) ?? Promise.resolve();
-    const next = previous
-      .then(async () => {
-        const workspace = await store.workspaces.get(workspaceId);
-        if (!workspace) return;
-        const admitted = await store.calls.admit(workspaceId, workspace.maxConcurrentCalls, node);
-        for (const call of admitted) launch(workspace, call);
-      })
-      .catch((err: unknown) => logger.error({ err, workspace_id: workspaceId }, 'admitting calls failed'))
-      .finally(() => {
-        if (admitting.get(workspaceId) === next) admitting.delete(workspaceId);
-        settleIdle();
-      });
-    admitting.set(workspaceId, next);
-    return next;
+    return admissions.run(workspaceId);
   }
 
-  function launch(workspace: Workspace, call: Call) {
+  function launch(workspace: Workspace, call: Call, prepared: Prepared) {
     const controller = new AbortController();
-    const done = runCall(workspace, call, controller.signal)
+    const done = runCall(workspace, call, prepared, controller.signal)
       .catch((err: unknown) => logger.error({ err, call_id: call.id }, 'a call failed unexpectedly'))
       .finally(() => {
         running.delete(call.id);
@@ -184,8 +203,12 @@ export function createCallService(options: CallServiceOptions): CallService {
     running.set(call.id, { controller, done });
   }
 
-  async function runCall(workspace: Workspace, call: Call, signal: AbortSignal): Promise<void> {
-    const agent = await store.agents.get(workspace.id, call.agentId);
+  async function runCall(
+    workspace: Workspace,
+    call: Call,
+    { agent, attachedActions }: Prepared,
+    signal: AbortSignal,
+  ): Promise<void> {
     if (!agent) {
       await finalize(workspace, call, {
         status: 'failed',
@@ -213,6 +236,7 @@ export function createCallService(options: CallServiceOptions): CallService {
         variables: call.variables,
         style: 'voice',
         party: { ourNumber: call.phoneFrom, leadNumber: call.phoneTo },
+        attachedActions,
         overrides: {
           ...(typeof call.settings.prompt === 'string' ? { prompt: call.settings.prompt } : {}),
           ...(typeof call.settings.greeting === 'string' ? { greeting_message: call.settings.greeting } : {}),
@@ -256,10 +280,11 @@ export function createCallService(options: CallServiceOptions): CallService {
       return;
     }
 
-    const answered = await store.calls.update(workspace.id, call.id, movesInto('in-progress'), {
-      status: 'in-progress',
-      answeredAt: outcome.answeredAt,
-      callSid: outcome.leg.sid,
+    const answered = await writer.move({
+      workspaceId: workspace.id,
+      id: call.id,
+      from: movesInto('in-progress'),
+      patch: { status: 'in-progress', answeredAt: outcome.answeredAt, callSid: outcome.leg.sid },
     });
     if (!answered) {
       await outcome.leg.hangup();
@@ -294,6 +319,16 @@ export function createCallService(options: CallServiceOptions): CallService {
       signal,
     });
     const endedAt = clock.now();
+    // The line is free once the call hung up: the slot goes back now (and `ended_at` says when),
+    // not after the work below (with a hosted model, the final pass and the analysis take
+    // seconds). The status stays in-progress until the last move.
+    const released = await writer.move({
+      workspaceId: workspace.id,
+      id: call.id,
+      from: ['in-progress'],
+      patch: { holdsSlot: false, endedAt },
+    });
+    if (released) slotReleased(workspace, released);
     await runtime
       .finish(conversation)
       .catch((err: unknown) => logger.warn({ err, call_id: call.id }, 'after-the-call actions failed'));
@@ -327,15 +362,24 @@ export function createCallService(options: CallServiceOptions): CallService {
         analysis: analysis.analysis,
         quality: callQuality(session.modelCalls),
         durationSeconds: Math.max(0, Math.round((endedAt - answeredAt) / 1000)),
+        endedAt,
+        releasedAtHangUp: released !== null,
       },
       conversation,
       spec.agent?.timezone,
     );
   }
 
+  /** A slot of the workspace is free: the dialer is told, and waiting calls are admitted. */
+  function slotReleased(workspace: Workspace, call: Call) {
+    options.onSlotReleased?.(call);
+    void admit(workspace.id);
+  }
+
   /**
-   * The last move, in one transaction with the usage and the webhook; the slot is released. A
-   * call someone else already finished is left as it is.
+   * The last move, in one transaction with the usage and the webhook (grouped with other calls
+   * ending at the same time); the slot is released. A call someone else already finished is left
+   * as it is.
    */
   async function finalize(
     workspace: Workspace,
@@ -348,6 +392,10 @@ export function createCallService(options: CallServiceOptions): CallService {
       analysis?: unknown;
       quality?: unknown;
       durationSeconds?: number;
+      /** When the call hung up (default now). */
+      endedAt?: number;
+      /** Its slot went back at hang-up (and the dialer was told then). */
+      releasedAtHangUp?: boolean;
     },
     conversation?: Conversation,
     agentTimezone?: string,
@@ -361,7 +409,7 @@ export function createCallService(options: CallServiceOptions): CallService {
       customEndCallReason: end.customEndCallReason ?? null,
       errorMessage: end.errorMessage ?? null,
       holdsSlot: false,
-      endedAt: clock.now(),
+      endedAt: end.endedAt ?? clock.now(),
       durationSeconds: end.durationSeconds ?? 0,
       ...(end.analysis !== undefined ? { analysis: end.analysis } : {}),
       ...(end.quality !== undefined ? { quality: end.quality } : {}),
@@ -372,28 +420,15 @@ export function createCallService(options: CallServiceOptions): CallService {
           }
         : {}),
     };
-    const final = await store.transaction(async (repos) => {
-      const updated = await repos.calls.update(workspace.id, call.id, movesInto(end.status), patch);
-      if (!updated) return null;
-      await repos.workspaces.addUsage(workspace.id, updated.durationSeconds ?? 0);
-      if (updated.batchCallId) await repos.batches.callEnded(updated.batchCallId);
-      if (updated.webhookUrl) {
-        await repos.webhooks.enqueue({
-          workspaceId: workspace.id,
-          type: 'external_webhook',
-          url: updated.webhookUrl,
-          payload: postCallPayload(updated, {
-            includeTimeline: workspace.includeTimelineInWebhook,
-            ...(agentTimezone ? { agentTimezone } : {}),
-          }),
-          callId: updated.id,
-          assistantId: updated.agentId,
-        });
-      }
-      return updated;
+    const final = await writer.end({
+      workspace,
+      callId: call.id,
+      from: movesInto(end.status),
+      patch,
+      ...(agentTimezone ? { agentTimezone } : {}),
     });
     if (final?.webhookUrl) options.webhooks?.wake();
-    if (final) options.onCallEnded?.(final);
+    if (final && !end.releasedAtHangUp) slotReleased(workspace, final);
     if (final)
       logger.info(
         { call_id: final.id, status: final.status, timezone: callTimezone(final, agentTimezone) },
@@ -639,7 +674,7 @@ export function createCallService(options: CallServiceOptions): CallService {
       await Promise.all(all.map((r) => r.done));
     },
     idle() {
-      if (running.size === 0 && admitting.size === 0) return Promise.resolve();
+      if (running.size === 0 && admissions.size === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
     get running() {

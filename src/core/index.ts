@@ -6,3 +6,4 @@ export * from './phone.ts';
 export * from './plans.ts';
 export * from './config.ts';
 export * from './http.ts';
+export * from './coalesce.ts';

@@ -1,6 +1,14 @@
 import { newCallOf, type PlaceCallInput } from '../calls/index.ts';
 import { newId, normalizeE164, systemClock, type Clock, type Logger } from '../core/index.ts';
-import type { Agent, Batch, BatchTask, NewCall, Store, Workspace } from '../store/index.ts';
+import {
+  DispatchRefused,
+  type Agent,
+  type Batch,
+  type BatchTask,
+  type NewCall,
+  type Store,
+  type Workspace,
+} from '../store/index.ts';
 import { shareSlotsRound } from './fairness.ts';
 import { createTokenBucket, type TokenBucket } from './pacing.ts';
 import { isOpen, nextOpening, type CallTimeWindow } from './window.ts';
@@ -131,7 +139,8 @@ export function createDialer(options: DialerOptions): Dialer {
   /**
    * Dispatches a claim: recipients that cannot be called fail before dialing; the others' call
    * rows and their move to `dispatched` commit together, in one transaction for the whole claim
-   * (at most once, nothing lost). Answers how many calls were created.
+   * (at most once, nothing lost), or not at all when the batch was paused or canceled meanwhile.
+   * Answers how many calls were created.
    */
   async function dispatch(
     workspace: Workspace,
@@ -146,17 +155,29 @@ export function createDialer(options: DialerOptions): Dialer {
       else calls.push(call);
     }
     if (calls.length === 0) return 0;
-    return store.transaction(async (repos) => {
-      const items = calls.map((c) => ({ taskId: c.batchTaskId!, callId: c.id! }));
-      if (!(await repos.batches.dispatchMany(workspace.id, batch.id, items))) return 0;
-      await repos.calls.createMany(workspace.id, calls);
-      return calls.length;
-    });
+    const items = calls.map((c) => ({ taskId: c.batchTaskId!, callId: c.id! }));
+    try {
+      return await store.transaction(async (repos) => {
+        await repos.calls.createMany(workspace.id, calls);
+        await repos.batches.dispatchMany(batch.id, items);
+        return calls.length;
+      });
+    } catch (err) {
+      if (!(err instanceof DispatchRefused)) throw err;
+      // Rolled back, so no call exists: the claims go back to the queue (or are canceled).
+      await store.batches.returnClaims(
+        workspace.id,
+        batch.id,
+        items.map((i) => i.taskId),
+        node,
+      );
+      return 0;
+    }
   }
 
   async function dialWorkspace(workspace: Workspace, batches: Batch[], now: number): Promise<number> {
     const max = Math.max(1, workspace.maxConcurrentCalls);
-    const inUse = (await store.calls.busy(workspace.id)) + (await store.calls.waiting(workspace.id));
+    const inUse = await store.calls.slotsWanted(workspace.id);
     const free = max - inUse;
     if (free <= 0) return 0;
     const dialable: { batch: Batch; agent: Agent; wanted: number }[] = [];
@@ -207,9 +228,16 @@ export function createDialer(options: DialerOptions): Dialer {
 
   let lastSweep = 0;
 
+  let lastExpiry = Number.NEGATIVE_INFINITY;
+
   async function round(): Promise<number> {
     const now = clock.now();
-    await expire(now);
+    // Batches expire days after their creation: a look every second is plenty, and keeps the
+    // rounds that refill freed slots short.
+    if (now - lastExpiry >= 1000) {
+      lastExpiry = now;
+      await expire(now);
+    }
     // A claim a dialer never turned into a call (its process died, or its dispatch failed) was
     // provably not dialed: back to the queue once it is old enough to be abandoned.
     const staleMs = options.staleClaimMs ?? 300_000;

@@ -45,13 +45,29 @@ export function ragConditionAllows(condition: string, userText: string): boolean
   return words(text).some((w) => wanted.has(w.slice(0, 5)));
 }
 
-/** The knowledge hook of a conversation session for `agent` (no base attached: none). */
+/**
+ * The knowledge hook of a conversation session for `agent` (no base attached: none). The agent's
+ * base is looked up at the first user turn and kept for the conversation: a call's turns do not
+ * each read it again, and a base attached during a call applies from the next conversation.
+ */
 export function knowledgeFor(repos: Repositories, agent: Agent) {
-  return async (query: string): Promise<string[]> => {
+  let attached: Promise<{ id: string; ragUseCondition: string } | null> | null = null;
+  const baseOf = async () => {
     const baseId = await repos.knowledge.baseOfAgent(agent.workspaceId, agent.id);
-    if (!baseId) return [];
+    if (!baseId) return null;
     const base = await repos.knowledge.getBase(agent.workspaceId, baseId);
+    return base ? { id: baseId, ragUseCondition: base.ragUseCondition } : null;
+  };
+  return async (query: string): Promise<string[]> => {
+    attached ??= baseOf();
+    let base;
+    try {
+      base = await attached;
+    } catch (err) {
+      attached = null; // a failed read is tried again at the next turn
+      throw err;
+    }
     if (!base || !ragConditionAllows(base.ragUseCondition, query)) return [];
-    return (await retrieve(repos, agent.workspaceId, [baseId], query)).map((p) => p.text);
+    return (await retrieve(repos, agent.workspaceId, [base.id], query)).map((p) => p.text);
   };
 }

@@ -8,7 +8,7 @@ import {
   type Variables,
 } from '../conversation/index.ts';
 import type { ModelChoice, ModelRouter } from '../providers/index.ts';
-import type { Agent, Repositories, Workspace } from '../store/index.ts';
+import type { Action, Agent, Repositories, Workspace } from '../store/index.ts';
 import {
   actionStateOf,
   conversationActions,
@@ -55,6 +55,11 @@ export interface ConversationSetup {
   overrides?: Partial<AgentConversationConfig>;
   /** The stored state of a conversation that continues. */
   stored?: { snapshot: SessionSnapshot; state: unknown };
+  /**
+   * The agent's attached actions, when the caller loaded them already (an admission of many
+   * calls of one agent loads them once); otherwise they are read here.
+   */
+  attachedActions?: readonly Action[];
 }
 
 export interface Conversation {
@@ -84,7 +89,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   async function actions(setup: ConversationSetup) {
     const { agent } = setup;
     const attached = (
-      (await repos.actions.attachedTo(agent.workspaceId, [agent.id])).get(agent.id) ?? []
+      setup.attachedActions ??
+      (await repos.actions.attachedTo(agent.workspaceId, [agent.id])).get(agent.id) ??
+      []
     ).filter((action) => action.workspaceId === agent.workspaceId);
     const effects: ActionEffects = {
       http,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../core/index.ts';
-import type { Store } from './index.ts';
+import { DispatchRefused, type Store } from './index.ts';
 import { storeTargets } from './testing/index.ts';
 
 // The batches repository on both stores: dense positions across appends, claims that never hand
@@ -61,22 +61,60 @@ for (const target of storeTargets()) {
       expect(await store.batches.claim(batch.id, 10, 'late')).toEqual([]);
     });
 
-    it('dispatch refuses a paused or canceled batch, putting the recipient back or canceling it', async () => {
-      const { ws, batch } = await newBatch(3);
-      const [a, b, c] = await store.batches.claim(batch.id, 3, 'n1');
-      expect(await store.transaction((r) => r.batches.dispatch(a!.id, 'call-a'))).toBe(true);
+    it('dispatch refuses a paused or canceled batch; the claims then go back or are canceled', async () => {
+      const { ws, batch } = await newBatch(4);
+      const [a, b, c, d] = await store.batches.claim(batch.id, 4, 'n1');
+      await store.transaction((r) => r.batches.dispatch(a!.id, 'call-a'));
       await store.batches.move(ws.id, batch.id, ['in_progress'], 'paused');
-      expect(await store.transaction((r) => r.batches.dispatch(b!.id, 'call-b'))).toBe(false);
+      await expect(store.transaction((r) => r.batches.dispatch(b!.id, 'call-b'))).rejects.toThrow(
+        DispatchRefused,
+      );
+      // Only the claiming node's claims are returned.
+      expect(await store.batches.returnClaims(ws.id, batch.id, [b!.id], 'n2')).toBe(0);
+      expect(await store.batches.returnClaims(ws.id, batch.id, [b!.id], 'n1')).toBe(1);
       await store.batches.move(ws.id, batch.id, ['paused'], 'canceled');
-      expect(await store.transaction((r) => r.batches.dispatch(c!.id, 'call-c'))).toBe(false);
+      await expect(store.transaction((r) => r.batches.dispatch(c!.id, 'call-c'))).rejects.toThrow(
+        DispatchRefused,
+      );
+      expect(await store.batches.returnClaims(ws.id, batch.id, [c!.id, d!.id], 'n1')).toBe(2);
       const all = await store.batches.listTasks(batch.id, { limit: 10, offset: 0 });
-      expect(all.map((t) => t.status)).toEqual(['dispatched', 'canceled', 'canceled']);
+      // b went back to the queue while paused, and was canceled with it.
+      expect(all.map((t) => [t.status, t.callId])).toEqual([
+        ['dispatched', 'call-a'],
+        ['canceled', null],
+        ['canceled', null],
+        ['canceled', null],
+      ]);
       expect(await store.batches.get(ws.id, batch.id)).toMatchObject({
         status: 'canceled',
         pendingCount: 0,
         dispatchedCount: 1,
-        canceledCount: 2,
+        canceledCount: 3,
       });
+    });
+
+    it('dispatch refuses recipients that are no longer claimed, and changes nothing', async () => {
+      const { ws, batch } = await newBatch(2);
+      const [a, b] = await store.batches.claim(batch.id, 2, 'n1');
+      // The sweep took b back (its claim looked abandoned).
+      clock.advance(10_000);
+      expect(await store.batches.releaseClaims({ claimedBefore: clock.now() })).toBe(2);
+      const [again] = await store.batches.claim(batch.id, 1, 'n2');
+      expect(again?.id).toBe(a!.id);
+      await expect(
+        store.transaction((r) =>
+          r.batches.dispatchMany(batch.id, [
+            { taskId: a!.id, callId: 'x' },
+            { taskId: b!.id, callId: 'y' },
+          ]),
+        ),
+      ).rejects.toThrow('no longer claimed');
+      const all = await store.batches.listTasks(batch.id, { limit: 10, offset: 0 });
+      expect(all.map((t) => [t.status, t.callId])).toEqual([
+        ['claimed', null],
+        ['queued', null],
+      ]);
+      expect(await store.batches.get(ws.id, batch.id)).toMatchObject({ pendingCount: 2, dispatchedCount: 0 });
     });
 
     it('returns a restarted node’s claims (without calls) to the queue, and stale ones of any node', async () => {

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { newId, type Clock } from '../core/index.ts';
 import type { Db, DialectName } from './database.ts';
 import { fromJson, toJson } from './json.ts';
@@ -126,6 +126,11 @@ function toTask(row: Selectable<BatchTaskTable>): BatchTask {
   };
 }
 
+/** `dispatchMany` must not happen (see there); thrown so that the transaction rolls back. */
+export class DispatchRefused extends Error {
+  override name = 'DispatchRefused';
+}
+
 type Transact = <T>(fn: (db: Db) => Promise<T>) => Promise<T>;
 
 /** Columns one recipient row binds in `insertTasks`. */
@@ -198,63 +203,53 @@ export function batchesRepo(
   }
 
   /**
-   * Several claimed recipients of one batch at once (one lock, one counters update): the ones
-   * still claimed become `dispatched` with their call ids, and the answer is true; when the
-   * batch was paused or canceled since the claim, none is dispatched (they go back to the
-   * queue or are canceled) and the answer is false. Run it in the transaction that creates the
-   * calls.
+   * Several claimed recipients of one batch become `dispatched` with their call ids, and the
+   * batch's counters move, in the caller's transaction, which has already created the calls.
+   * Throws `DispatchRefused` when that must not happen: the batch was paused or canceled since
+   * the claim, or a recipient is no longer claimed (an abandoned-claim sweep took it back). The
+   * throw rolls the caller's transaction back (no call exists, nothing half written); the caller
+   * then hands the claims to `returnClaims`. The batch's row
+   * is locked by the last statement, so calls ending (their counters are on that row) wait only
+   * for the commit, not for the whole dispatch.
    */
   async function dispatchMany(
-    workspaceId: string,
     batchId: string,
     items: readonly { taskId: string; callId: string }[],
-  ): Promise<boolean> {
-    if (items.length === 0) return true;
+  ): Promise<void> {
+    if (items.length === 0) return;
     const now = clock.now();
-    const batch = await lockBatch(db, workspaceId, batchId);
-    if (!batch) return false;
-    const ids = items.map((i) => i.taskId);
-    if (batch.status === 'paused' || batch.status === 'canceled') {
-      const to = batch.status === 'paused' ? 'queued' : 'canceled';
-      const moved = await db
-        .updateTable('batch_tasks')
-        .set({ status: to, claimed_by: null, claimed_at: null, updated_at: now })
-        .where('id', 'in', ids)
-        .where('status', '=', 'claimed')
-        .executeTakeFirst();
-      const n = Number(moved.numUpdatedRows);
-      if (to === 'canceled' && n > 0) {
-        await db
-          .updateTable('batches')
-          .set((eb) => ({
-            pending_count: eb('pending_count', '-', n),
-            canceled_count: eb('canceled_count', '+', n),
-          }))
-          .where('id', '=', batchId)
-          .execute();
-      }
-      return false;
-    }
-    for (const item of items) {
-      await db
-        .updateTable('batch_tasks')
-        .set({ status: 'dispatched', call_id: item.callId, updated_at: now })
-        .where('id', '=', item.taskId)
-        .where('status', '=', 'claimed')
-        .execute();
-    }
-    await db
+    // One statement for the whole claim: each recipient gets its own call id through a CASE.
+    const callIds = sql<string>`case id ${sql.join(
+      items.map((i) => sql`when ${i.taskId} then ${i.callId}`),
+      sql` `,
+    )} end`;
+    const dispatched = await db
+      .updateTable('batch_tasks')
+      .set({ status: 'dispatched', call_id: callIds, updated_at: now })
+      .where(
+        'id',
+        'in',
+        items.map((i) => i.taskId),
+      )
+      .where('batch_id', '=', batchId)
+      .where('status', '=', 'claimed')
+      .executeTakeFirst();
+    if (Number(dispatched.numUpdatedRows) !== items.length)
+      throw new DispatchRefused('a recipient is no longer claimed');
+    const counted = await db
       .updateTable('batches')
       .set((eb) => ({
         pending_count: eb('pending_count', '-', items.length),
         dispatched_count: eb('dispatched_count', '+', items.length),
-        status: batch.status === 'scheduled' ? 'in_progress' : batch.status,
+        status: 'in_progress',
         last_dispatch_at: now,
         updated_at: now,
       }))
       .where('id', '=', batchId)
-      .execute();
-    return true;
+      .where('status', 'in', ['scheduled', 'in_progress'])
+      .executeTakeFirst();
+    if (Number(counted.numUpdatedRows) !== 1)
+      throw new DispatchRefused('the batch was paused or canceled since the claim');
   }
 
   async function getBatch(trx: Db, workspaceId: string, id: string) {
@@ -427,41 +422,83 @@ export function batchesRepo(
      */
     async claim(batchId: string, n: number, node: string): Promise<BatchTask[]> {
       if (n <= 0) return [];
-      return transact(async (trx) => {
-        let pick = trx
-          .selectFrom('batch_tasks')
-          .select('id')
-          .where('batch_id', '=', batchId)
-          .where('status', '=', 'queued')
-          .orderBy('position')
-          .limit(n);
-        if (dialect === 'postgres') pick = pick.forUpdate().skipLocked();
-        const ids = (await pick.execute()).map((r) => r.id);
-        if (ids.length === 0) return [];
-        const now = clock.now();
-        const rows = await trx
-          .updateTable('batch_tasks')
-          .set({ status: 'claimed', claimed_by: node, claimed_at: now, updated_at: now })
-          .where('id', 'in', ids)
-          .where('status', '=', 'queued')
-          .returningAll()
-          .execute();
-        return rows.map(toTask).sort((a, b) => a.position - b.position);
-      });
+      // One statement: the pick (skipping rows another process is claiming, on PostgreSQL) and
+      // the move to `claimed`, so a claim is a single round trip. The pick is a materialized CTE:
+      // as an IN subquery, PostgreSQL may run it again per row, and SKIP LOCKED then finds other
+      // rows each time (more than `n` claimed).
+      const now = clock.now();
+      const rows = await db
+        .with(
+          (cte) => cte('picked').materialized(),
+          (qb) => {
+            let pick = qb
+              .selectFrom('batch_tasks')
+              .select('id')
+              .where('batch_id', '=', batchId)
+              .where('status', '=', 'queued')
+              .orderBy('position')
+              .limit(n);
+            if (dialect === 'postgres') pick = pick.forUpdate().skipLocked();
+            return pick;
+          },
+        )
+        .updateTable('batch_tasks')
+        .set({ status: 'claimed', claimed_by: node, claimed_at: now, updated_at: now })
+        .where('id', 'in', (eb) => eb.selectFrom('picked').select('picked.id'))
+        .where('status', '=', 'queued')
+        .returningAll()
+        .execute();
+      return rows.map(toTask).sort((a, b) => a.position - b.position);
     },
 
-    /**
-     * The claimed recipient's call now exists (same transaction as the call row): `dispatched`.
-     * False (no call must be placed) when the batch was paused or canceled since the claim: the
-     * recipient is then put back (paused) or canceled. See `dispatchMany`.
-     */
-    async dispatch(taskId: string, callId: string): Promise<boolean> {
-      const task = await db.selectFrom('batch_tasks').selectAll().where('id', '=', taskId).executeTakeFirst();
-      if (!task || task.status !== 'claimed') return false;
-      return dispatchMany(task.workspace_id, task.batch_id, [{ taskId, callId }]);
+    /** One recipient's `dispatchMany` (tests). */
+    async dispatch(taskId: string, callId: string): Promise<void> {
+      const task = await db
+        .selectFrom('batch_tasks')
+        .select('batch_id')
+        .where('id', '=', taskId)
+        .executeTakeFirst();
+      if (!task) throw new DispatchRefused('no such recipient');
+      await dispatchMany(task.batch_id, [{ taskId, callId }]);
     },
 
     dispatchMany,
+
+    /**
+     * Claims of `node` that were not dispatched (`dispatchMany` said no, and the calls were rolled
+     * back): canceled with their batch, otherwise back in the queue. Answers how many moved.
+     */
+    async returnClaims(workspaceId: string, batchId: string, taskIds: readonly string[], node: string) {
+      if (taskIds.length === 0) return 0;
+      return transact(async (trx) => {
+        const batch = await lockBatch(trx, workspaceId, batchId);
+        if (!batch) return 0;
+        const to = batch.status === 'canceled' || batch.status === 'completed' ? 'canceled' : 'queued';
+        const now = clock.now();
+        const moved = await trx
+          .updateTable('batch_tasks')
+          .set({ status: to, claimed_by: null, claimed_at: null, updated_at: now })
+          .where('id', 'in', [...taskIds])
+          .where('batch_id', '=', batchId)
+          .where('status', '=', 'claimed')
+          .where('claimed_by', '=', node)
+          .executeTakeFirst();
+        const n = Number(moved.numUpdatedRows);
+        if (to === 'canceled' && n > 0) {
+          await trx
+            .updateTable('batches')
+            .set((eb) => ({
+              pending_count: eb('pending_count', '-', n),
+              canceled_count: eb('canceled_count', '+', n),
+              updated_at: now,
+            }))
+            .where('id', '=', batchId)
+            .execute();
+          await maybeComplete(trx, batchId, now);
+        }
+        return n;
+      });
+    },
 
     /** A claimed recipient that cannot be called (not dialable, unknown agent...). */
     async fail(taskId: string, errorMessage: string): Promise<void> {
@@ -488,15 +525,22 @@ export function batchesRepo(
       });
     },
 
-    /** Called in the transaction that ends a batch call. */
-    async callEnded(batchId: string): Promise<void> {
+    /** Called in the transaction that ends `ended` calls of the batch (default one). */
+    async callEnded(batchId: string, ended = 1): Promise<void> {
       const now = clock.now();
+      // One statement: the counter, and the completion when this was the last call (SET sees the
+      // row as it was, hence `calls_ended_count + ended`).
       await db
         .updateTable('batches')
-        .set((eb) => ({ calls_ended_count: eb('calls_ended_count', '+', 1), updated_at: now }))
+        .set((eb) => ({
+          calls_ended_count: eb('calls_ended_count', '+', ended),
+          status: sql<string>`case when status in ('scheduled', 'in_progress') and pending_count = 0
+            and calls_ended_count + ${ended} >= dispatched_count and total_task_count > 0
+            then 'completed' else status end`,
+          updated_at: now,
+        }))
         .where('id', '=', batchId)
         .execute();
-      await maybeComplete(db, batchId, now);
     },
 
     /** Completes the batch if it is done (after failures or cancellations of its last recipients). */

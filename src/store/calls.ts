@@ -171,6 +171,29 @@ function patchValues(patch: CallPatch): Updateable<CallTable> {
   return v;
 }
 
+/** One compare-and-set move of `updateMany`: `patch` applies if the call is in one of `from`. */
+export interface CallMove {
+  workspaceId: string;
+  id: string;
+  from: readonly string[];
+  patch: CallPatch;
+}
+
+/** PostgreSQL types of the patchable columns that are not text (for `updateMany`'s VALUES). */
+const PG_TYPES: Record<string, string> = {
+  variables: 'jsonb',
+  metadata: 'jsonb',
+  settings: 'jsonb',
+  state: 'jsonb',
+  analysis: 'jsonb',
+  quality: 'jsonb',
+  holds_slot: 'integer',
+  ringing_at: 'bigint',
+  answered_at: 'bigint',
+  ended_at: 'bigint',
+  duration_seconds: 'integer',
+};
+
 type Transact = <T>(fn: (db: Db) => Promise<T>) => Promise<T>;
 
 function callRow(workspaceId: string, input: NewCall, now: number) {
@@ -199,10 +222,16 @@ function callRow(workspaceId: string, input: NewCall, now: number) {
 }
 
 export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: Transact = (fn) => fn(db)) {
-  /** Serializes slot accounting of one workspace: a row lock on PostgreSQL; SQLite's write lock. */
-  async function lockWorkspace(trx: Db, workspaceId: string) {
+  /**
+   * Serializes slot accounting of one workspace until the transaction ends: a transaction-scoped
+   * advisory lock on PostgreSQL (SQLite: its write lock). Not the workspace's row lock: calls
+   * ending meter their minutes on that row, and must not wait for an admission to commit.
+   */
+  async function lockSlots(trx: Db, workspaceId: string) {
     if (dialect === 'postgres') {
-      await sql`select id from workspaces where id = ${workspaceId} for update`.execute(trx);
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`parley-slots:${workspaceId}`}, 0))`.execute(
+        trx,
+      );
     }
   }
 
@@ -214,6 +243,28 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       .where('holds_slot', '=', 1)
       .executeTakeFirst();
     return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Applies `patch` if the call is still in one of `from` (and, when given, at `version`);
+   * null when it is not (another writer moved it first). Bumps the version.
+   */
+  async function updateOne(
+    workspaceId: string,
+    id: string,
+    from: readonly string[],
+    patch: CallPatch,
+    version?: number,
+  ): Promise<Call | null> {
+    let q = db
+      .updateTable('calls')
+      .set({ ...patchValues(patch), version: sql`version + 1`, updated_at: clock.now() })
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .where('status', 'in', [...from]);
+    if (version !== undefined) q = q.where('version', '=', version);
+    const row = await q.returningAll().executeTakeFirst();
+    return row ? toCall(row) : null;
   }
 
   return {
@@ -269,40 +320,74 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       return { calls: rows.map(toCall), total: Number(count?.n ?? 0) };
     },
 
+    update: updateOne,
+
     /**
-     * Applies `patch` if the call is still in one of `from` (and, when given, at `version`);
-     * null when it is not (another writer moved it first). Bumps the version.
+     * Several compare-and-set moves at once (calls ending together); each answer is what `update`
+     * would answer for that move. On PostgreSQL the moves of one shape (the same patched columns)
+     * are one statement, `UPDATE ... FROM (VALUES ...)`: a round trip per group instead of one
+     * per call. A call named twice is moved in order, one statement each, so no move is lost.
      */
-    async update(
-      workspaceId: string,
-      id: string,
-      from: readonly string[],
-      patch: CallPatch,
-      version?: number,
-    ): Promise<Call | null> {
-      let q = db
-        .updateTable('calls')
-        .set({ ...patchValues(patch), version: sql`version + 1`, updated_at: clock.now() })
-        .where('workspace_id', '=', workspaceId)
-        .where('id', '=', id)
-        .where('status', 'in', [...from]);
-      if (version !== undefined) q = q.where('version', '=', version);
-      const row = await q.returningAll().executeTakeFirst();
-      return row ? toCall(row) : null;
+    async updateMany(moves: readonly CallMove[]): Promise<(Call | null)[]> {
+      const ids = new Set(moves.map((m) => m.id));
+      if (dialect !== 'postgres' || moves.length < 2 || ids.size < moves.length) {
+        const moved: (Call | null)[] = [];
+        for (const m of moves) moved.push(await updateOne(m.workspaceId, m.id, m.from, m.patch));
+        return moved;
+      }
+      const now = clock.now();
+      const values = moves.map((m) => patchValues(m.patch) as Record<string, unknown>);
+      const shapes = new Map<string, number[]>();
+      values.forEach((v, i) => {
+        const key = Object.keys(v).join(',');
+        shapes.set(key, [...(shapes.get(key) ?? []), i]);
+      });
+      const byId = new Map<string, Call>();
+      for (const [key, indexes] of shapes) {
+        const cols = key === '' ? [] : key.split(',');
+        const rows = indexes.map((i) => {
+          const m = moves[i]!;
+          const cells = cols.map(
+            (k) => sql`cast(${values[i]![k] ?? null} as ${sql.raw(PG_TYPES[k] ?? 'text')})`,
+          );
+          return sql`(${sql.join([sql`${m.id}`, sql`${m.workspaceId}`, sql`cast(${[...m.from]} as text[])`, ...cells])})`;
+        });
+        const sets = [
+          ...cols.map((k) => sql`${sql.id(k)} = v.${sql.id(k)}`),
+          sql`version = c.version + 1`,
+          sql`updated_at = ${now}`,
+        ];
+        const result = await sql<Selectable<CallTable>>`update calls as c set ${sql.join(sets)}
+          from (values ${sql.join(rows)}) as v(${sql.join(['id', 'workspace_id', 'from_statuses', ...cols].map((k) => sql.id(k)))})
+          where c.id = v.id and c.workspace_id = v.workspace_id and c.status = any(v.from_statuses)
+          returning c.*`.execute(db);
+        for (const row of result.rows) byId.set(row.id, toCall(row));
+      }
+      return moves.map((m) => byId.get(m.id) ?? null);
     },
 
     /** Calls holding a slot now. */
     busy: (workspaceId: string) => busy(db, workspaceId),
 
-    /** Calls waiting for a slot now. */
-    async waiting(workspaceId: string): Promise<number> {
+    /** Calls holding a slot and calls waiting for one, in one statement (one snapshot). */
+    async slotsWanted(workspaceId: string): Promise<number> {
       const row = await db
-        .selectFrom('calls')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
+        .selectNoFrom((eb) => [
+          eb
+            .selectFrom('calls')
+            .select(eb.fn.countAll<number>().as('n'))
+            .where('workspace_id', '=', workspaceId)
+            .where('holds_slot', '=', 1)
+            .as('busy'),
+          eb
+            .selectFrom('calls')
+            .select(eb.fn.countAll<number>().as('n'))
+            .where('workspace_id', '=', workspaceId)
+            .where('status', '=', 'pending')
+            .as('waiting'),
+        ])
+        .executeTakeFirstOrThrow();
+      return Number(row.busy ?? 0) + Number(row.waiting ?? 0);
     },
 
     /**
@@ -312,7 +397,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
      */
     async admit(workspaceId: string, max: number, node: string, limit = 1000): Promise<Call[]> {
       return transact(async (trx) => {
-        await lockWorkspace(trx, workspaceId);
+        await lockSlots(trx, workspaceId);
         const free = Math.min(limit, max - (await busy(trx, workspaceId)));
         if (free <= 0) return [];
         const waiting = await trx
@@ -353,7 +438,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
      */
     async takeSlot(workspaceId: string, id: string, max: number): Promise<boolean> {
       return transact(async (trx) => {
-        await lockWorkspace(trx, workspaceId);
+        await lockSlots(trx, workspaceId);
         if ((await busy(trx, workspaceId)) >= max) return false;
         const result = await trx
           .updateTable('calls')

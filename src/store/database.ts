@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
 import pg from 'pg';
+import { coalescePerKey } from '../core/index.ts';
 import { directReaders, type DirectReader } from './precompiled.ts';
 import type { Schema } from './schema.ts';
 
@@ -130,10 +131,14 @@ function openPostgres(options: Extract<DatabaseOptions, { dialect: 'postgres' }>
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   const scoped = (channel: string) => `parley_${options.schema ?? 'public'}_${channel}`.slice(0, 63);
   const listeners = new Set<pg.Client>();
+  const notifications = coalescePerKey(async (channel: string) => {
+    await sql`select pg_notify(${scoped(channel)}, '')`.execute(db);
+  });
   const signals: Signals = {
-    async notify(channel) {
-      await sql`select pg_notify(${scoped(channel)}, '')`.execute(db);
-    },
+    // Coalesced: while a NOTIFY is on its way, further ones for the channel become one sent after
+    // it. A listener only needs to learn that something happened since it last looked, and a
+    // burst of call ends would otherwise take a pool connection each.
+    notify: (channel) => notifications.run(channel),
     async listen(channel, onSignal, signal) {
       // One connection per listener; it is closed when `signal` aborts or the store closes.
       const client = new pg.Client({ connectionString: options.url });

@@ -48,8 +48,9 @@ export {
 } from './webhooks.ts';
 export { generateApiKey, hashApiKey, type CreatedApiKey } from './api-keys.ts';
 export { bootstrapWorkspace, DEFAULT_MAX_CONCURRENT_CALLS, type BootstrapResult } from './bootstrap.ts';
-export type { Call, CallFilters, CallPatch, CallsRepo, NewCall } from './calls.ts';
+export type { Call, CallFilters, CallMove, CallPatch, CallsRepo, NewCall } from './calls.ts';
 export {
+  DispatchRefused,
   MAX_TASKS_PER_BATCH,
   type AppendResult,
   type Batch,

@@ -76,6 +76,33 @@ for (const target of storeTargets()) {
       expect(all[0]?.body).toBe('{"b":1,"a":"x"}');
     });
 
+    it('enqueues several deliveries in one statement, each pending and due now unless told', async () => {
+      await store.webhooks.enqueueMany([]);
+      await store.webhooks.enqueueMany([
+        {
+          workspaceId: ws,
+          type: 'external_webhook',
+          url: 'https://a.example/h',
+          payload: { n: 1 },
+          callId: 'c1',
+        },
+        {
+          workspaceId: ws,
+          type: 'external_webhook',
+          url: 'https://b.example/h',
+          payload: { n: 2 },
+          notBefore: clock.now() + 60_000,
+        },
+      ]);
+      const all = await store.webhooks.listDeliveries(ws);
+      expect(all.map((d) => [d.url, d.body, d.status, d.nextAttemptAt - clock.now()])).toEqual([
+        ['https://a.example/h', '{"n":1}', 'pending', 0],
+        ['https://b.example/h', '{"n":2}', 'pending', 60_000],
+      ]);
+      expect(all[0]?.callId).toBe('c1');
+      expect(new Set(all.map((d) => d.id)).size).toBe(2);
+    });
+
     it('claims due rows once, with a lease that a later claim retakes', async () => {
       const d = await enqueue();
       await enqueue(ws, { notBefore: clock.now() + 60_000 });

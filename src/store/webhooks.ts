@@ -189,6 +189,26 @@ function toLog(row: Selectable<WebhookLogTable>): WebhookLog {
   };
 }
 
+function deliveryRow(input: NewWebhookDelivery, now: number) {
+  return {
+    id: newId(),
+    workspace_id: input.workspaceId,
+    type: input.type,
+    url: input.url,
+    payload: JSON.stringify(input.payload ?? null),
+    call_id: input.callId ?? null,
+    assistant_id: input.assistantId ?? null,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: input.notBefore ?? now,
+    lease_token: null,
+    last_status_code: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 export function webhooksRepo(
   db: Db,
   clock: Clock,
@@ -284,29 +304,22 @@ export function webhooksRepo(
   return {
     /** Queues a webhook; use inside `store.transaction` to commit it with what caused it. */
     async enqueue(input: NewWebhookDelivery): Promise<WebhookDelivery> {
-      const now = clock.now();
       const row = await db
         .insertInto('webhook_deliveries')
-        .values({
-          id: newId(),
-          workspace_id: input.workspaceId,
-          type: input.type,
-          url: input.url,
-          payload: JSON.stringify(input.payload ?? null),
-          call_id: input.callId ?? null,
-          assistant_id: input.assistantId ?? null,
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: input.notBefore ?? now,
-          lease_token: null,
-          last_status_code: null,
-          last_error: null,
-          created_at: now,
-          updated_at: now,
-        })
+        .values(deliveryRow(input, clock.now()))
         .returningAll()
         .executeTakeFirstOrThrow();
       return toDelivery(row);
+    },
+
+    /** Several deliveries in one statement (the post-call webhooks of calls ending together). */
+    async enqueueMany(inputs: readonly NewWebhookDelivery[]): Promise<void> {
+      if (inputs.length === 0) return;
+      const now = clock.now();
+      await db
+        .insertInto('webhook_deliveries')
+        .values(inputs.map((input) => deliveryRow(input, now)))
+        .execute();
     },
 
     async getDelivery(workspaceId: string, id: string): Promise<WebhookDelivery | null> {

@@ -93,8 +93,7 @@ forEachStore('the dialer', (target) => {
     if (ms > 0) await clock.tick(ms);
     return (await counters(ws, id)).dispatched;
   };
-  const inUse = async (ws: TestWorkspace) =>
-    (await t.store.calls.busy(ws.id)) + (await t.store.calls.waiting(ws.id));
+  const inUse = (ws: TestWorkspace) => t.store.calls.slotsWanted(ws.id);
 
   /** Moves the clock in steps, letting the dialer finish its round, checking `each` after every step. */
   async function run(ms: number, step: number, each: () => Promise<void>) {

@@ -60,14 +60,15 @@ describe('two workers share a campaign on PostgreSQL', () => {
       console.log(`[workers] three processes ready after ${Date.now() - started} ms`);
       const modelId = await campaignAgent(api.url, key, FROM);
 
-      // The sampler: calls holding a slot, and calls ringing or in progress, every 50 ms.
+      // The sampler, every 50 ms: calls holding a slot, and calls on the line (ringing or in
+      // progress and not yet hung up: after hang-up a call's last work runs without a slot).
       const samples: { slots: number; live: number }[] = [];
       let sampling = true;
       const sampler = (async () => {
         while (sampling) {
           const [row] = await db.all<{ slots: unknown; live: unknown }>(
             `select count(*) filter (where holds_slot = 1) as slots,
-                    count(*) filter (where status in ('ringing', 'in-progress')) as live
+                    count(*) filter (where status in ('ringing', 'in-progress') and ended_at is null) as live
                from calls where workspace_id = ?`,
             [workspaceId],
           );

@@ -166,12 +166,22 @@ function readQuestions(prompt: string): Question[] {
   return questions;
 }
 
+/** Prompts read lately: every turn of a conversation reads the same prompt again. */
+const profiles = new Map<string, AgentProfile>();
+const PROFILES_KEPT = 256;
+
+/** The agent profile a prompt describes (the same object for the same text; do not modify it). */
 export function readPrompt(prompt: string): AgentProfile {
-  return {
+  const known = profiles.get(prompt);
+  if (known) return known;
+  const profile: AgentProfile = {
     ...readIdentity(prompt),
     outbound: OUTBOUND.test(prompt),
     purpose: readPurpose(prompt),
     offers: readOffers(prompt),
     questions: readQuestions(prompt),
   };
+  if (profiles.size >= PROFILES_KEPT) profiles.delete(profiles.keys().next().value!);
+  profiles.set(prompt, profile);
+  return profile;
 }
