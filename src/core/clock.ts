@@ -110,6 +110,17 @@ export function createManualClock(startMs = Date.UTC(2026, 0, 1)): ManualClock {
   };
 }
 
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/**
+ * ISO 8601 of an epoch time in ms. The last answer is kept: lists print runs of equal times
+ * (a page of recipients added by one request), and formatting costs more than the comparison.
+ */
 export function toIso(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
