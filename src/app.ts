@@ -144,6 +144,8 @@ export interface EngineOptions {
   inboundWebhookTimeoutMs?: number;
   /** How often calls waiting without an announcement (other processes) are looked for; default 1 s. */
   callsPollIntervalMs?: number;
+  /** Calls whose after-the-call work runs at once in this process (default 8). */
+  afterCallConcurrency?: number;
   /**
    * `all` (default): API and background work; `api`: stores calls and batches for the workers;
    * `worker`: runs calls, campaigns and webhook delivery.
@@ -226,6 +228,7 @@ export function createEngine(options: EngineOptions): Engine {
       void store.signals.notify(DIALER_CHANNEL).catch(() => undefined);
     },
     ...(options.callsPollIntervalMs ? { pollIntervalMs: options.callsPollIntervalMs } : {}),
+    ...(options.afterCallConcurrency ? { afterCallConcurrency: options.afterCallConcurrency } : {}),
     inboundWebhook: {
       http,
       ...(options.inboundWebhookTimeoutMs ? { timeoutMs: options.inboundWebhookTimeoutMs } : {}),

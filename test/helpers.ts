@@ -70,6 +70,7 @@ export async function createTestApi(
     webhooks?: { retryDelaysMs?: readonly number[]; attemptTimeoutMs?: number; pollIntervalMs?: number };
     inboundWebhookTimeoutMs?: number;
     callsPollIntervalMs?: number;
+    afterCallConcurrency?: number;
     /** Lower store limits (recipients per batch) to test their edges cheaply. */
     limits?: StoreLimits;
   } = {},
@@ -91,6 +92,7 @@ export async function createTestApi(
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.inboundWebhookTimeoutMs ? { inboundWebhookTimeoutMs: options.inboundWebhookTimeoutMs } : {}),
     ...(options.callsPollIntervalMs ? { callsPollIntervalMs: options.callsPollIntervalMs } : {}),
+    ...(options.afterCallConcurrency ? { afterCallConcurrency: options.afterCallConcurrency } : {}),
   });
   const api = await buildApi({
     store,

@@ -1,4 +1,5 @@
 import { coalescePerKey, systemClock, type Clock, type HttpPort, type Logger } from '../core/index.ts';
+import pLimit from 'p-limit';
 import { analyzeConversation } from '../conversation/index.ts';
 import type { AgentRuntime, Conversation } from '../runtime/index.ts';
 import { routeInboundCall } from '../webhooks/index.ts';
@@ -53,6 +54,8 @@ export interface CallServiceOptions {
   webhooks?: { wake(): void };
   /** How often to look for calls waiting that no event announced (other processes); default 1 s. */
   pollIntervalMs?: number;
+  /** Calls whose after-the-call work (final pass, analysis, last move) runs at once (default 8). */
+  afterCallConcurrency?: number;
   /** How often this node records that it is alive (default 5 s). */
   heartbeatMs?: number;
   /** A node silent this long is taken over by the others (default 30 s). */
@@ -80,6 +83,11 @@ export interface CallService {
   receive(workspace: Workspace, input: { from: string; to: string }): Promise<Call>;
   /** Gives free slots of the workspace to its waiting calls and runs them. */
   admit(workspaceId: string): Promise<void>;
+  /**
+   * Runs calls that were admitted to this node when they were created (the dialer creates a
+   * claim's calls and takes their slots in one transaction).
+   */
+  run(workspace: Workspace, admitted: readonly Call[]): Promise<void>;
   /** Starts the poll for waiting calls and recovers this node's interrupted calls. */
   start(signal?: AbortSignal): Promise<void>;
   /** Stops admitting; calls in progress get `graceMs` to finish, then are hung up. */
@@ -142,9 +150,15 @@ export function createCallService(options: CallServiceOptions): CallService {
   let idleWaiters: (() => void)[] = [];
   const loop = new AbortController();
   const writer = createCallWriter({ store, logger });
+  const afterCallWork = pLimit(options.afterCallConcurrency ?? 8);
+  /** Admitted calls being started (their agents read), for `idle`. */
+  let starting = 0;
+  // Slots released at hang-up commit in their own groups: a release must not wait behind the
+  // last moves (transcripts, analyses, webhooks) of calls that ended just before.
+  const releases = createCallWriter({ store, logger });
 
   function settleIdle() {
-    if (running.size > 0 || admissions.size > 0) return;
+    if (running.size > 0 || admissions.size > 0 || starting > 0) return;
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const resolve of waiters) resolve();
@@ -170,21 +184,43 @@ export function createCallService(options: CallServiceOptions): CallService {
     try {
       const workspace = await store.workspaces.get(workspaceId);
       if (!workspace) return;
-      const admitted = await store.calls.admit(workspaceId, workspace.maxConcurrentCalls, node);
-      if (admitted.length === 0) return;
-      // Each agent and its actions once for the whole admission, not once per call.
-      const agentIds = [...new Set(admitted.map((c) => c.agentId))];
-      const attached = await store.actions.attachedTo(workspaceId, agentIds);
-      const agents = new Map<string, Prepared>();
-      for (const id of agentIds) {
-        const agent = await store.agents.get(workspaceId, id);
-        agents.set(id, { agent, attachedActions: attached.get(id) ?? [] });
-      }
-      for (const call of admitted) launch(workspace, call, agents.get(call.agentId)!);
+      await startAdmitted(
+        workspace,
+        await store.calls.admit(workspaceId, workspace.maxConcurrentCalls, node),
+      );
     } catch (err) {
       logger.error({ err, workspace_id: workspaceId }, 'admitting calls failed');
     }
   }, settleIdle);
+
+  /**
+   * Runs calls admitted to this node (they are `ringing` and hold their slots). Never rejects:
+   * when their agents cannot be read, the calls stay with this node, and its recovery (a
+   * restart, or another node's takeover) fails them.
+   */
+  async function startAdmitted(workspace: Workspace, admitted: readonly Call[]): Promise<void> {
+    if (admitted.length === 0 || stopped) return; // a stopped node's calls are recovered at restart
+    starting += 1;
+    try {
+      // Each agent and its actions once for the whole admission, not once per call.
+      const agentIds = [...new Set(admitted.map((c) => c.agentId))];
+      const attached = await store.actions.attachedTo(workspace.id, agentIds);
+      const agents = new Map<string, Prepared>();
+      for (const id of agentIds) {
+        const agent = await store.agents.get(workspace.id, id);
+        agents.set(id, { agent, attachedActions: attached.get(id) ?? [] });
+      }
+      for (const call of admitted) launch(workspace, call, agents.get(call.agentId)!);
+    } catch (err) {
+      logger.error(
+        { err, workspace_id: workspace.id, calls: admitted.length },
+        'starting admitted calls failed',
+      );
+    } finally {
+      starting -= 1;
+      settleIdle();
+    }
+  }
 
   function admit(workspaceId: string): Promise<void> {
     if (stopped || options.runsCalls === false) return Promise.resolve();
@@ -322,52 +358,56 @@ export function createCallService(options: CallServiceOptions): CallService {
     // The line is free once the call hung up: the slot goes back now (and `ended_at` says when),
     // not after the work below (with a hosted model, the final pass and the analysis take
     // seconds). The status stays in-progress until the last move.
-    const released = await writer.move({
+    const released = await releases.move({
       workspaceId: workspace.id,
       id: call.id,
       from: ['in-progress'],
       patch: { holdsSlot: false, endedAt },
     });
     if (released) slotReleased(workspace, released);
-    await runtime
-      .finish(conversation)
-      .catch((err: unknown) => logger.warn({ err, call_id: call.id }, 'after-the-call actions failed'));
-    const session = conversation.session;
-    const analysis = await analyzeConversation(
-      {
-        agent: (spec.agent ?? {}) as Parameters<typeof analyzeConversation>[0]['agent'],
-        turns: session.turns,
-        endCallReason: result.endCallReason,
-        customEndCallReason: result.customEndCallReason,
-        answeredBy,
-        collectedVariables: conversation.actions.collected.collected(),
-        actions: conversation.actions.recorder.timeline
-          .filter((t) => t.status !== 'started')
-          .map((t) => ({ name: t.name, action_type: t.action_type, success: t.status === 'success' })),
-      },
-      {
-        llm: conversation.model.llm,
-        ...(conversation.model.model ? { model: conversation.model.model } : {}),
-        clock,
-      },
-    );
-    await finalize(
-      workspace,
-      call,
-      {
-        status: result.status,
-        endCallReason: result.endCallReason,
-        customEndCallReason: result.customEndCallReason,
-        errorMessage: result.errorMessage,
-        analysis: analysis.analysis,
-        quality: callQuality(session.modelCalls),
-        durationSeconds: Math.max(0, Math.round((endedAt - answeredAt) / 1000)),
-        endedAt,
-        releasedAtHangUp: released !== null,
-      },
-      conversation,
-      spec.agent?.timezone,
-    );
+    // The work after the call is not urgent: a few calls at a time, so a burst of hang-ups does
+    // not hold up live conversations and the dialer (their next steps wait behind it).
+    await afterCallWork(async () => {
+      await runtime
+        .finish(conversation)
+        .catch((err: unknown) => logger.warn({ err, call_id: call.id }, 'after-the-call actions failed'));
+      const session = conversation.session;
+      const analysis = await analyzeConversation(
+        {
+          agent: (spec.agent ?? {}) as Parameters<typeof analyzeConversation>[0]['agent'],
+          turns: session.turns,
+          endCallReason: result.endCallReason,
+          customEndCallReason: result.customEndCallReason,
+          answeredBy,
+          collectedVariables: conversation.actions.collected.collected(),
+          actions: conversation.actions.recorder.timeline
+            .filter((t) => t.status !== 'started')
+            .map((t) => ({ name: t.name, action_type: t.action_type, success: t.status === 'success' })),
+        },
+        {
+          llm: conversation.model.llm,
+          ...(conversation.model.model ? { model: conversation.model.model } : {}),
+          clock,
+        },
+      );
+      await finalize(
+        workspace,
+        call,
+        {
+          status: result.status,
+          endCallReason: result.endCallReason,
+          customEndCallReason: result.customEndCallReason,
+          errorMessage: result.errorMessage,
+          analysis: analysis.analysis,
+          quality: callQuality(session.modelCalls),
+          durationSeconds: Math.max(0, Math.round((endedAt - answeredAt) / 1000)),
+          endedAt,
+          releasedAtHangUp: released !== null,
+        },
+        conversation,
+        spec.agent?.timezone,
+      );
+    });
   }
 
   /** A slot of the workspace is free: the dialer is told, and waiting calls are admitted. */
@@ -652,6 +692,7 @@ export function createCallService(options: CallServiceOptions): CallService {
     place,
     receive,
     admit,
+    run: startAdmitted,
     async start(signal) {
       if (options.runsCalls === false) return;
       signal?.addEventListener('abort', () => loop.abort(), { once: true });
@@ -674,7 +715,7 @@ export function createCallService(options: CallServiceOptions): CallService {
       await Promise.all(all.map((r) => r.done));
     },
     idle() {
-      if (running.size === 0 && admissions.size === 0) return Promise.resolve();
+      if (running.size === 0 && admissions.size === 0 && starting === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
     get running() {

@@ -5,6 +5,7 @@ import {
   type Agent,
   type Batch,
   type BatchTask,
+  type Call,
   type NewCall,
   type Store,
   type Workspace,
@@ -26,8 +27,11 @@ import { isOpen, nextOpening, type CallTimeWindow } from './window.ts';
 
 /** The calls module as the dialer uses it. */
 export interface PlaceCallPort {
-  /** Starts the workspace's waiting calls on free slots. */
-  admit(workspaceId: string): Promise<void>;
+  /**
+   * Runs calls the dialer created already admitted (ringing, holding their slots). Never
+   * rejects: a failure is the calls module's to record.
+   */
+  run(workspace: Workspace, admitted: readonly Call[]): Promise<void>;
 }
 
 export interface DialerOptions {
@@ -157,11 +161,22 @@ export function createDialer(options: DialerOptions): Dialer {
     if (calls.length === 0) return 0;
     const items = calls.map((c) => ({ taskId: c.batchTaskId!, callId: c.id! }));
     try {
-      return await store.transaction(async (repos) => {
-        await repos.calls.createMany(workspace.id, calls);
+      // The calls take their slots as they are created (under the workspace's slot lock): the
+      // refill of a freed slot is this one transaction, not a dispatch and then an admission.
+      const admitted = await store.transaction(async (repos) => {
+        const started = await repos.calls.createAdmitted(
+          workspace.id,
+          calls,
+          Math.max(1, workspace.maxConcurrentCalls),
+          node,
+        );
         await repos.batches.dispatchMany(batch.id, items);
-        return calls.length;
+        return started;
       });
+      // Not awaited: starting the calls (their agents, actions and conversations) is the calls
+      // module's work, and the next round must not wait for it.
+      void options.calls.run(workspace, admitted);
+      return calls.length;
     } catch (err) {
       if (!(err instanceof DispatchRefused)) throw err;
       // Rolled back, so no call exists: the claims go back to the queue (or are canceled).
@@ -222,7 +237,6 @@ export function createDialer(options: DialerOptions): Dialer {
     }
     // Tokens for recipients another process claimed first go back: pacing must not fall behind.
     if (unused > 0) bucket.refund(unused);
-    if (dispatched > 0) await options.calls.admit(workspace.id);
     return dispatched;
   }
 

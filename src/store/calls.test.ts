@@ -136,6 +136,38 @@ for (const target of storeTargets()) {
       expect(await store.calls.slotsWanted('none')).toBe(0);
     });
 
+    it('creates calls admitted at once up to the free slots, after the calls already waiting', async () => {
+      // max 5: two hold a slot, one waits (it keeps its turn), so two of four new calls start.
+      await Promise.all([call(), call(), call(ws, 'pending'), call(other)]);
+      clock.advance(1_000);
+      const inputs = [0, 1, 2, 3].map((i) => ({
+        agentId: 'agent-1',
+        type: 'outbound' as const,
+        status: 'pending',
+        phoneFrom: '+14155550100',
+        phoneTo: `+1415555030${i}`,
+        leadName: `Lead ${i}`,
+      }));
+      const admitted = await store.transaction((r) => r.calls.createAdmitted(ws, inputs, 5, 'node-a'));
+      expect(admitted.map((c) => [c.phoneTo, c.status, c.holdsSlot, c.node, c.ringingAt])).toEqual([
+        ['+14155550300', 'ringing', true, 'node-a', clock.now()],
+        ['+14155550301', 'ringing', true, 'node-a', clock.now()],
+      ]);
+      const all = (await store.calls.list(ws, { limit: 10, offset: 0 })).calls;
+      expect(
+        all.filter((c) => c.phoneTo >= '+14155550302').map((c) => [c.status, c.holdsSlot, c.ringingAt]),
+      ).toEqual([
+        ['pending', false, null],
+        ['pending', false, null],
+      ]);
+      expect(await store.calls.busy(ws)).toBe(4);
+      // Full: nothing more starts, everything is stored.
+      expect(
+        await store.transaction((r) => r.calls.createAdmitted(ws, inputs.slice(0, 1), 5, 'node-a')),
+      ).toEqual([]);
+      expect(await store.calls.slotsWanted(ws)).toBe(8);
+    });
+
     it('moves nothing for an empty list', async () => {
       expect(await store.calls.updateMany([])).toEqual([]);
     });

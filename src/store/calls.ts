@@ -66,6 +66,7 @@ export interface NewCall {
   /** Take a slot at creation (inbound calls); the caller checked there is one. */
   holdsSlot?: boolean;
   node?: string | null;
+  ringingAt?: number | null;
 }
 
 /** Fields a move may set. */
@@ -216,6 +217,7 @@ function callRow(workspaceId: string, input: NewCall, now: number) {
     batch_task_id: input.batchTaskId ?? null,
     node: input.node ?? null,
     holds_slot: input.holdsSlot ? 1 : 0,
+    ringing_at: input.ringingAt ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -243,6 +245,26 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       .where('holds_slot', '=', 1)
       .executeTakeFirst();
     return Number(row?.n ?? 0);
+  }
+
+  async function slotsWanted(trx: Db, workspaceId: string): Promise<number> {
+    const row = await trx
+      .selectNoFrom((eb) => [
+        eb
+          .selectFrom('calls')
+          .select(eb.fn.countAll<number>().as('n'))
+          .where('workspace_id', '=', workspaceId)
+          .where('holds_slot', '=', 1)
+          .as('busy'),
+        eb
+          .selectFrom('calls')
+          .select(eb.fn.countAll<number>().as('n'))
+          .where('workspace_id', '=', workspaceId)
+          .where('status', '=', 'pending')
+          .as('waiting'),
+      ])
+      .executeTakeFirstOrThrow();
+    return Number(row.busy ?? 0) + Number(row.waiting ?? 0);
   }
 
   /**
@@ -285,6 +307,39 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
         .insertInto('calls')
         .values(inputs.map((input) => callRow(workspaceId, input, now)))
         .execute();
+    },
+
+    /**
+     * Creates `pending` calls and admits at once as many as the workspace has free slots, after
+     * the calls already waiting (they keep their turn): those are `ringing`, hold a slot and are
+     * owned by `node`. The slot lock is held to the end of the caller's transaction, so the cap
+     * holds across processes. Answers the admitted calls, in order; the others wait for `admit`.
+     */
+    async createAdmitted(
+      workspaceId: string,
+      inputs: readonly NewCall[],
+      max: number,
+      node: string,
+    ): Promise<Call[]> {
+      if (inputs.length === 0) return [];
+      await lockSlots(db, workspaceId);
+      const free = Math.max(0, Math.min(inputs.length, max - (await slotsWanted(db, workspaceId))));
+      const now = clock.now();
+      const rows = inputs.map((input, i) =>
+        callRow(
+          workspaceId,
+          i < free ? { ...input, status: 'ringing', holdsSlot: true, node, ringingAt: now } : input,
+          now,
+        ),
+      );
+      if (free === 0) {
+        await db.insertInto('calls').values(rows).execute();
+        return [];
+      }
+      // Only the admitted rows come back (the caller starts them).
+      const admitted = await db.insertInto('calls').values(rows.slice(0, free)).returningAll().execute();
+      if (free < rows.length) await db.insertInto('calls').values(rows.slice(free)).execute();
+      return admitted.map(toCall).sort((a, b) => a.seq - b.seq);
     },
 
     async get(workspaceId: string, id: string): Promise<Call | null> {
@@ -370,25 +425,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
     busy: (workspaceId: string) => busy(db, workspaceId),
 
     /** Calls holding a slot and calls waiting for one, in one statement (one snapshot). */
-    async slotsWanted(workspaceId: string): Promise<number> {
-      const row = await db
-        .selectNoFrom((eb) => [
-          eb
-            .selectFrom('calls')
-            .select(eb.fn.countAll<number>().as('n'))
-            .where('workspace_id', '=', workspaceId)
-            .where('holds_slot', '=', 1)
-            .as('busy'),
-          eb
-            .selectFrom('calls')
-            .select(eb.fn.countAll<number>().as('n'))
-            .where('workspace_id', '=', workspaceId)
-            .where('status', '=', 'pending')
-            .as('waiting'),
-        ])
-        .executeTakeFirstOrThrow();
-      return Number(row.busy ?? 0) + Number(row.waiting ?? 0);
-    },
+    slotsWanted: (workspaceId: string) => slotsWanted(db, workspaceId),
 
     /**
      * Gives free slots to waiting calls, oldest first: each admitted call moves from `pending` to

@@ -80,3 +80,79 @@ forEachStore('a slot released at hang-up', (target) => {
     expect(await t.store.calls.busy(ws.id)).toBe(0);
   });
 });
+
+forEachStore('after-the-call work, a few calls at a time', (target) => {
+  let t: TestApi;
+  let ws: TestWorkspace;
+  let agent: string;
+  const gates: (() => void)[] = [];
+  let judging = 0;
+  let mostAtOnce = 0;
+  let gated = true;
+
+  beforeAll(async () => {
+    const builtin = createBuiltinLLM();
+    const llm: LLM = {
+      name: 'gated',
+      async *chat(request: ChatRequest) {
+        if (request.tools?.some((tool) => tool.name === 'record_analysis')) {
+          judging += 1;
+          mostAtOnce = Math.max(mostAtOnce, judging);
+          if (gated) await new Promise<void>((resolve) => gates.push(resolve));
+          judging -= 1;
+        }
+        yield* builtin.chat(request);
+      },
+    };
+    t = await createTestApi(target, { llm, afterCallConcurrency: 2 });
+    ws = await createWorkspace(t.store, 'three-lines', 'enterprise', 3);
+    const res = await t.call({
+      method: 'POST',
+      url: '/v2/assistants',
+      payload: agentBody({ agent: { prompt: 'p', greeting_message: 'Hello!' } }),
+      key: ws.key,
+    });
+    agent = (res.json() as Json).response.model_id as string;
+    await t.call({
+      method: 'POST',
+      url: '/v2/custom-numbers',
+      payload: { phone_number: '+14155550100', provider: 'sim' },
+      key: ws.key,
+    });
+    await t.call({
+      method: 'PUT',
+      url: `/v2/assistants/${agent}/phone_numbers`,
+      payload: { phone_numbers: ['+14155550100'] },
+      key: ws.key,
+    });
+  });
+  afterAll(async () => {
+    gated = false;
+    gates.forEach((open) => open());
+    await t.close();
+  });
+
+  it('runs at most `afterCallConcurrency` calls’ analyses at once; the others wait their turn', async () => {
+    for (const phone of ['+14155551240', '+14155551241', '+14155551242']) {
+      const res = await t.call({
+        method: 'POST',
+        url: '/v2/calls',
+        payload: { model_id: agent, phone, name: 'Ann' },
+        key: ws.key,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    // All three hung up (their slots are back), two are being judged, the third waits.
+    await expect.poll(() => t.store.calls.busy(ws.id)).toBe(0);
+    await expect.poll(() => gates.length).toBe(2);
+    const calls = (await t.store.calls.list(ws.id, { limit: 10, offset: 0 })).calls;
+    expect(calls.map((c) => c.status)).toEqual(['in-progress', 'in-progress', 'in-progress']);
+    // The judges answer from now on (each call's judge may ask twice): the third call's turn comes.
+    gated = false;
+    gates.splice(0).forEach((open) => open());
+    await t.engine.calls.idle();
+    const done = (await t.store.calls.list(ws.id, { limit: 10, offset: 0 })).calls;
+    expect(done.map((c) => c.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(mostAtOnce).toBe(2);
+  });
+});
