@@ -118,6 +118,24 @@ for (const target of storeTargets()) {
       expect((await store.batches.get(workspace.id, batch.id))?.callsEndedCount).toBe(1);
     });
 
+    it('commits moves without effects without a transaction, each its own compare and set', async () => {
+      const [a, b] = await Promise.all([ringing(0), ringing(1)]);
+      await store.calls.update(workspace.id, b!.id, ['ringing'], { status: 'canceled', holdsSlot: false });
+      const writer = createCallWriter({ store, logger: silentLogger() });
+      const release = (id: string) =>
+        writer.move({
+          workspaceId: workspace.id,
+          id,
+          from: ['ringing'],
+          patch: { holdsSlot: false, endedAt: 9 },
+        });
+      const [first, second] = await Promise.all([release(a!.id), release(b!.id)]);
+      expect(first).toMatchObject({ status: 'ringing', holdsSlot: false, endedAt: 9 });
+      expect(second).toBeNull();
+      expect(transactions).toEqual([]);
+      expect(await store.calls.busy(workspace.id)).toBe(0);
+    });
+
     it('when a group fails, commits its moves one by one, so a move that fails again fails alone', async () => {
       const calls = await Promise.all([0, 1, 2].map((i) => ringing(i)));
       const transaction = store.transaction;

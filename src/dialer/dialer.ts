@@ -190,16 +190,24 @@ export function createDialer(options: DialerOptions): Dialer {
     }
   }
 
-  async function dialWorkspace(workspace: Workspace, batches: Batch[], now: number): Promise<number> {
+  async function dialWorkspace(workspaceId: string, batches: Batch[], now: number): Promise<number> {
+    const due = batches.filter((b) => b.pendingCount > 0 && (b.triggerAt === null || b.triggerAt <= now));
+    if (due.length === 0) return 0;
+    // Independent reads at once (each a round trip, and a freed slot waits for this round).
+    const agentIds = [...new Set(due.map((b) => b.agentId))];
+    const [workspace, inUse, agentList] = await Promise.all([
+      store.workspaces.get(workspaceId),
+      store.calls.slotsWanted(workspaceId),
+      Promise.all(agentIds.map((id) => store.agents.get(workspaceId, id))),
+    ]);
+    if (!workspace) return 0;
+    const agents = new Map(agentIds.map((id, i) => [id, agentList[i]]));
     const max = Math.max(1, workspace.maxConcurrentCalls);
-    const inUse = await store.calls.slotsWanted(workspace.id);
     const free = max - inUse;
     if (free <= 0) return 0;
     const dialable: { batch: Batch; agent: Agent; wanted: number }[] = [];
-    for (const batch of batches) {
-      if (batch.pendingCount <= 0) continue;
-      if (batch.triggerAt !== null && batch.triggerAt > now) continue;
-      const agent = await store.agents.get(workspace.id, batch.agentId);
+    for (const batch of due) {
+      const agent = agents.get(batch.agentId);
       if (!agent) continue;
       const agentZone = ((agent.spec.agent ?? {}) as { timezone?: string }).timezone ?? 'UTC';
       const window = batch.callTimeWindow as CallTimeWindow | null;
@@ -267,11 +275,8 @@ export function createDialer(options: DialerOptions): Dialer {
       byWorkspace.set(batch.workspaceId, list);
     }
     let dispatched = 0;
-    for (const [workspaceId, batches] of byWorkspace) {
-      const workspace = await store.workspaces.get(workspaceId);
-      if (!workspace) continue;
-      dispatched += await dialWorkspace(workspace, batches, now);
-    }
+    for (const [workspaceId, batches] of byWorkspace)
+      dispatched += await dialWorkspace(workspaceId, batches, now);
     if (dispatched > 0) options.onDispatched?.();
     return dispatched;
   }

@@ -241,28 +241,46 @@ export function batchesRepo(
       items.map((i) => sql`when ${i.taskId} then ${i.callId}`),
       sql` `,
     )} end`;
-    const dispatched = await db
-      .updateTable('batch_tasks')
-      .set({ status: 'dispatched', call_id: callIds, updated_at: now })
-      .where(
-        'id',
-        'in',
-        items.map((i) => i.taskId),
-      )
-      .where('batch_id', '=', batchId)
-      .where('status', '=', 'claimed')
-      .executeTakeFirst();
+    const ids = items.map((i) => i.taskId);
+    const moveTasks = (qb: Db) =>
+      qb
+        .updateTable('batch_tasks')
+        .set({ status: 'dispatched', call_id: callIds, updated_at: now })
+        .where('id', 'in', ids)
+        .where('batch_id', '=', batchId)
+        .where('status', '=', 'claimed');
+    const counters = {
+      pending_count: sql<number>`pending_count - ${items.length}`,
+      dispatched_count: sql<number>`dispatched_count + ${items.length}`,
+      status: 'in_progress',
+      last_dispatch_at: now,
+      updated_at: now,
+    };
+    if (dialect === 'postgres') {
+      // One round trip: the recipients' move in a data-modifying CTE, the counters only if every
+      // recipient moved and the batch is still active (otherwise no row, and the caller's
+      // transaction rolls the recipients' move back with the rest).
+      const counted = await db
+        .with('moved', () => moveTasks(db).returning('id'))
+        .updateTable('batches')
+        .set(counters)
+        .where('id', '=', batchId)
+        .where('status', 'in', ['scheduled', 'in_progress'])
+        .where((eb) => eb(eb.selectFrom('moved').select(eb.fn.countAll<number>().as('n')), '=', items.length))
+        .returning('id')
+        .executeTakeFirst();
+      if (!counted)
+        throw new DispatchRefused(
+          'the batch was paused or canceled since the claim, or a recipient is no longer claimed',
+        );
+      return;
+    }
+    const dispatched = await moveTasks(db).executeTakeFirst();
     if (Number(dispatched.numUpdatedRows) !== items.length)
       throw new DispatchRefused('a recipient is no longer claimed');
     const counted = await db
       .updateTable('batches')
-      .set((eb) => ({
-        pending_count: eb('pending_count', '-', items.length),
-        dispatched_count: eb('dispatched_count', '+', items.length),
-        status: 'in_progress',
-        last_dispatch_at: now,
-        updated_at: now,
-      }))
+      .set(counters)
       .where('id', '=', batchId)
       .where('status', 'in', ['scheduled', 'in_progress'])
       .executeTakeFirst();
