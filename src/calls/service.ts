@@ -182,6 +182,9 @@ export function createCallService(options: CallServiceOptions): CallService {
   // admission per ended call would hold the dialer's own admission behind all of them.)
   const admissions = coalescePerKey(async (workspaceId: string) => {
     try {
+      // Most freed slots have no call waiting (a campaign's dialer creates its calls admitted):
+      // then one index probe, and no wait for the slot lock a dispatch may hold.
+      if (!(await store.calls.hasWaiting(workspaceId))) return;
       const workspace = await store.workspaces.get(workspaceId);
       if (!workspace) return;
       await startAdmitted(

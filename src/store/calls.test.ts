@@ -134,6 +134,8 @@ for (const target of storeTargets()) {
       expect(await store.calls.slotsWanted(ws)).toBe(3);
       expect(await store.calls.slotsWanted(other)).toBe(2);
       expect(await store.calls.slotsWanted('none')).toBe(0);
+      expect(await store.calls.hasWaiting(ws)).toBe(true);
+      expect(await store.calls.hasWaiting('none')).toBe(false);
     });
 
     it('creates calls admitted at once up to the free slots, after the calls already waiting', async () => {

@@ -427,6 +427,18 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
     /** Calls holding a slot and calls waiting for one, in one statement (one snapshot). */
     slotsWanted: (workspaceId: string) => slotsWanted(db, workspaceId),
 
+    /** Whether a call of the workspace waits for a slot (one index probe, no lock). */
+    async hasWaiting(workspaceId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('calls')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('status', '=', 'pending')
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /**
      * Gives free slots to waiting calls, oldest first: each admitted call moves from `pending` to
      * `ringing`, holds a slot and is owned by `node`. Other processes admitting at the same time
