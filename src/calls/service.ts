@@ -13,11 +13,12 @@ import { defaultEndReason, movesInto, type CallStatus, type EndCallReason } from
 
 // The call lifecycle (DESIGN.md section 4). A call is stored `pending`; `admit` gives waiting
 // calls the workspace's free slots in order (counted in the store, so every process shares them)
-// and runs them: open the agent's conversation (pre-call actions run now), dial through the
-// number's carrier, talk, run the after-the-end work and the analysis, then finalize in one
-// transaction: the final status, the slot released, the usage metered and the post-call webhook
-// queued (the outbox). A call ending admits the next waiting call at once; a poll catches calls
-// placed by other processes.
+// and runs them (the dialer creates its calls already admitted and hands them to `run`): open the
+// agent's conversation (pre-call actions run now), dial through the number's carrier, talk; at
+// hang-up the slot goes back; then the after-the-end work and the analysis (a few calls at a
+// time), and the last move in one transaction: the final status, the usage metered and the
+// post-call webhook queued (the outbox), grouped with other calls' moves (`writer.ts`). A slot
+// freed admits the next waiting call at once; a poll catches calls placed by other processes.
 
 export interface PlaceCallInput {
   agent: Agent;

@@ -19,11 +19,12 @@ import { isOpen, nextOpening, type CallTimeWindow } from './window.ts';
 // (max_concurrent_calls minus every call holding or waiting for a slot), gives each batch at most
 // max - reserved_concurrency of the workspace's calls, shares the slots fairly between the
 // batches (round robin), paces them with the workspace's calls-per-second bucket, and claims that
-// many recipients. A claimed recipient's call row and its move to `dispatched` commit together,
-// then the calls module starts the call; so after a crash a claimed recipient without a call was
-// provably not dialed and goes back to the queue, and one with a call is never claimed again.
-// Rounds run when woken (a call ended, a batch created or resumed, another process's NOTIFY),
-// at the next trigger or window opening, and at least every `pollIntervalMs`.
+// many recipients. A claimed recipient's call row (admitted at once when a slot is free: ringing,
+// holding it) and its move to `dispatched` commit together, then the calls module starts the
+// call; so after a crash a claimed recipient without a call was provably not dialed and goes back
+// to the queue, and one with a call is never claimed again (a call left ringing by a crash fails
+// as interrupted). Rounds run when woken (a slot freed, a batch created or resumed, another
+// process's NOTIFY), at the next trigger or window opening, and at least every `pollIntervalMs`.
 
 /** The calls module as the dialer uses it. */
 export interface PlaceCallPort {

@@ -226,9 +226,9 @@ export function batchesRepo(
    * Throws `DispatchRefused` when that must not happen: the batch was paused or canceled since
    * the claim, or a recipient is no longer claimed (an abandoned-claim sweep took it back). The
    * throw rolls the caller's transaction back (no call exists, nothing half written); the caller
-   * then hands the claims to `returnClaims`. The batch's row
-   * is locked by the last statement, so calls ending (their counters are on that row) wait only
-   * for the commit, not for the whole dispatch.
+   * then hands the claims to `returnClaims`. The batch's row is locked by the last statement,
+   * so calls ending (their counters are on that row) wait only for the commit, not for the whole
+   * dispatch.
    */
   async function dispatchMany(
     batchId: string,

@@ -299,21 +299,12 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       return toCall(row);
     },
 
-    /** Several calls in one statement (a dialer's dispatch of a claim). */
-    async createMany(workspaceId: string, inputs: readonly NewCall[]): Promise<void> {
-      if (inputs.length === 0) return;
-      const now = clock.now();
-      await db
-        .insertInto('calls')
-        .values(inputs.map((input) => callRow(workspaceId, input, now)))
-        .execute();
-    },
-
     /**
      * Creates `pending` calls and admits at once as many as the workspace has free slots, after
      * the calls already waiting (they keep their turn): those are `ringing`, hold a slot and are
      * owned by `node`. The slot lock is held to the end of the caller's transaction, so the cap
-     * holds across processes. Answers the admitted calls, in order; the others wait for `admit`.
+     * holds across processes: run it in a transaction. Answers the admitted calls, in order; the
+     * others wait for `admit`.
      */
     async createAdmitted(
       workspaceId: string,
