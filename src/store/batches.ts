@@ -123,11 +123,12 @@ function toBatch(row: Selectable<BatchTable>): Batch {
   };
 }
 
-function toTask(row: Selectable<BatchTaskTable>): BatchTask {
+/** A recipient as listed, from the listed columns. */
+function toListedTask(
+  row: Pick<Selectable<BatchTaskTable>, (typeof LISTED_COLUMNS)[number]>,
+): Omit<BatchTask, 'batchId' | 'workspaceId' | 'claimedBy'> {
   return {
     id: row.id,
-    batchId: row.batch_id,
-    workspaceId: row.workspace_id,
     position: Number(row.position),
     clientId: row.client_id,
     toPhoneNumber: row.to_phone_number,
@@ -138,9 +139,17 @@ function toTask(row: Selectable<BatchTaskTable>): BatchTask {
     status: row.status as TaskStatus,
     errorMessage: row.error_message,
     callId: row.call_id,
-    claimedBy: row.claimed_by,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
+  };
+}
+
+function toTask(row: Selectable<BatchTaskTable>): BatchTask {
+  return {
+    ...toListedTask(row),
+    batchId: row.batch_id,
+    workspaceId: row.workspace_id,
+    claimedBy: row.claimed_by,
   };
 }
 
@@ -382,21 +391,7 @@ export function batchesRepo(
           .where('position', '<', options.offset + options.limit)
           .orderBy('position');
       }
-      const tasks = (await q.execute()).map((row) => ({
-        id: row.id,
-        position: Number(row.position),
-        clientId: row.client_id,
-        toPhoneNumber: row.to_phone_number,
-        leadName: row.lead_name,
-        leadEmail: row.lead_email,
-        customVariables: fromJson<Record<string, unknown>>(row.custom_variables),
-        overrideModelId: row.override_model_id,
-        status: row.status as TaskStatus,
-        errorMessage: row.error_message,
-        callId: row.call_id,
-        createdAt: Number(row.created_at),
-        updatedAt: Number(row.updated_at),
-      }));
+      const tasks = (await q.execute()).map(toListedTask);
       const callIds = tasks.flatMap((t) => (t.callId ? [t.callId] : []));
       const outcomes = new Map<string, { status: string; end_call_reason: string | null }>();
       if (callIds.length > 0) {

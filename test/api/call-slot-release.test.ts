@@ -15,6 +15,18 @@ import {
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** The builtin model, except that each post-call judge request first awaits `beforeJudging`. */
+function gatedJudge(beforeJudging: () => Promise<void>): LLM {
+  const builtin = createBuiltinLLM();
+  return {
+    name: 'gated',
+    async *chat(request: ChatRequest) {
+      if (request.tools?.some((tool) => tool.name === 'record_analysis')) await beforeJudging();
+      yield* builtin.chat(request);
+    },
+  };
+}
+
 forEachStore('a slot released at hang-up', (target) => {
   let t: TestApi;
   let ws: TestWorkspace;
@@ -24,17 +36,10 @@ forEachStore('a slot released at hang-up', (target) => {
   let judging = 0;
 
   beforeAll(async () => {
-    const builtin = createBuiltinLLM();
-    const llm: LLM = {
-      name: 'gated',
-      async *chat(request: ChatRequest) {
-        if (request.tools?.some((tool) => tool.name === 'record_analysis')) {
-          judging += 1;
-          await gate;
-        }
-        yield* builtin.chat(request);
-      },
-    };
+    const llm = gatedJudge(async () => {
+      judging += 1;
+      await gate;
+    });
     t = await createTestApi(target, { llm });
     ws = await createWorkspace(t.store, 'one-line', 'enterprise', 1);
     agent = (
@@ -91,19 +96,12 @@ forEachStore('after-the-call work, a few calls at a time', (target) => {
   let gated = true;
 
   beforeAll(async () => {
-    const builtin = createBuiltinLLM();
-    const llm: LLM = {
-      name: 'gated',
-      async *chat(request: ChatRequest) {
-        if (request.tools?.some((tool) => tool.name === 'record_analysis')) {
-          judging += 1;
-          mostAtOnce = Math.max(mostAtOnce, judging);
-          if (gated) await new Promise<void>((resolve) => gates.push(resolve));
-          judging -= 1;
-        }
-        yield* builtin.chat(request);
-      },
-    };
+    const llm = gatedJudge(async () => {
+      judging += 1;
+      mostAtOnce = Math.max(mostAtOnce, judging);
+      if (gated) await new Promise<void>((resolve) => gates.push(resolve));
+      judging -= 1;
+    });
     t = await createTestApi(target, { llm, afterCallConcurrency: 2 });
     ws = await createWorkspace(t.store, 'three-lines', 'enterprise', 3);
     const res = await t.call({
