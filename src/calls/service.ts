@@ -1,7 +1,19 @@
-import { coalescePerKey, systemClock, type Clock, type HttpPort, type Logger } from '../core/index.ts';
+import {
+  coalescePerKey,
+  groupCommit,
+  systemClock,
+  type Clock,
+  type HttpPort,
+  type Logger,
+} from '../core/index.ts';
 import pLimit from 'p-limit';
 import { analyzeConversation } from '../conversation/index.ts';
-import type { AgentRuntime, Conversation } from '../runtime/index.ts';
+import {
+  knowledgeBasesOf,
+  type AgentRuntime,
+  type AttachedKnowledgeBase,
+  type Conversation,
+} from '../runtime/index.ts';
 import { routeInboundCall } from '../webhooks/index.ts';
 import type { Action, Agent, Call, CallPatch, NewCall, Store, Workspace } from '../store/index.ts';
 import type { AnsweredBy, CallLeg, Carrier, DialOutcome } from '../telephony/index.ts';
@@ -98,10 +110,11 @@ export interface CallService {
   readonly running: number;
 }
 
-/** A call's agent (null: deleted) and its attached actions, read once per admission. */
+/** A call's agent (null: deleted), its attached actions and knowledge base, read once per admission. */
 interface Prepared {
   agent: Agent | null;
   attachedActions: readonly Action[];
+  knowledgeBase: AttachedKnowledgeBase | null;
 }
 
 /** Used for `eta` until the workspace has ended calls to average. */
@@ -154,9 +167,34 @@ export function createCallService(options: CallServiceOptions): CallService {
   const afterCallWork = pLimit(options.afterCallConcurrency ?? 8);
   /** Admitted calls being started (their agents read), for `idle`. */
   let starting = 0;
-  // Slots released at hang-up commit in their own groups: a release must not wait behind the
-  // last moves (transcripts, analyses, webhooks) of calls that ended just before.
-  const releases = createCallWriter({ store, logger });
+  // Slots released at hang-up commit in their own groups (a release must not wait behind the last
+  // moves of calls that ended just before), and each hands its slot to a call waiting for one
+  // (a campaign's standby calls) in the same statement: the refill of a freed line is that one
+  // round trip, and the admitted calls start here.
+  const releaseSlot = groupCommit<{ workspace: Workspace; id: string; endedAt: number }, Call | null>({
+    maxGroup: 500,
+    onGroupFailed: (err, size) => logger.warn({ err, size }, 'a group of slot releases failed; one by one'),
+    async commit(items) {
+      const byWorkspace = new Map<string, { workspace: Workspace; indexes: number[] }>();
+      items.forEach((item, i) => {
+        const entry = byWorkspace.get(item.workspace.id) ?? { workspace: item.workspace, indexes: [] };
+        entry.indexes.push(i);
+        byWorkspace.set(item.workspace.id, entry);
+      });
+      const results: (Call | null)[] = items.map(() => null);
+      for (const { workspace, indexes } of byWorkspace.values()) {
+        const { released, admitted } = await store.calls.releaseSlots(
+          workspace.id,
+          indexes.map((i) => ({ id: items[i]!.id, endedAt: items[i]!.endedAt })),
+          node,
+          !stopped && options.runsCalls !== false,
+        );
+        indexes.forEach((i, k) => (results[i] = released[k] ?? null));
+        void startAdmitted(workspace, admitted);
+      }
+      return results;
+    },
+  });
 
   function settleIdle() {
     if (running.size > 0 || admissions.size > 0 || starting > 0) return;
@@ -206,14 +244,22 @@ export function createCallService(options: CallServiceOptions): CallService {
     if (admitted.length === 0 || stopped) return; // a stopped node's calls are recovered at restart
     starting += 1;
     try {
-      // Each agent and its actions once for the whole admission, not once per call.
+      // Each agent, its actions and its knowledge base once for the whole admission, not once
+      // per call (hundreds of calls starting at once would each queue for a pool connection).
       const agentIds = [...new Set(admitted.map((c) => c.agentId))];
-      const attached = await store.actions.attachedTo(workspace.id, agentIds);
+      const [attached, bases, agentList] = await Promise.all([
+        store.actions.attachedTo(workspace.id, agentIds),
+        knowledgeBasesOf(store, workspace.id, agentIds),
+        Promise.all(agentIds.map((id) => store.agents.get(workspace.id, id))),
+      ]);
       const agents = new Map<string, Prepared>();
-      for (const id of agentIds) {
-        const agent = await store.agents.get(workspace.id, id);
-        agents.set(id, { agent, attachedActions: attached.get(id) ?? [] });
-      }
+      agentIds.forEach((id, i) =>
+        agents.set(id, {
+          agent: agentList[i] ?? null,
+          attachedActions: attached.get(id) ?? [],
+          knowledgeBase: bases.get(id) ?? null,
+        }),
+      );
       for (const call of admitted) launch(workspace, call, agents.get(call.agentId)!);
     } catch (err) {
       logger.error(
@@ -246,7 +292,7 @@ export function createCallService(options: CallServiceOptions): CallService {
   async function runCall(
     workspace: Workspace,
     call: Call,
-    { agent, attachedActions }: Prepared,
+    { agent, attachedActions, knowledgeBase }: Prepared,
     signal: AbortSignal,
   ): Promise<void> {
     if (!agent) {
@@ -277,6 +323,7 @@ export function createCallService(options: CallServiceOptions): CallService {
         style: 'voice',
         party: { ourNumber: call.phoneFrom, leadNumber: call.phoneTo },
         attachedActions,
+        knowledgeBase,
         overrides: {
           ...(typeof call.settings.prompt === 'string' ? { prompt: call.settings.prompt } : {}),
           ...(typeof call.settings.greeting === 'string' ? { greeting_message: call.settings.greeting } : {}),
@@ -362,12 +409,7 @@ export function createCallService(options: CallServiceOptions): CallService {
     // The line is free once the call hung up: the slot goes back now (and `ended_at` says when),
     // not after the work below (with a hosted model, the final pass and the analysis take
     // seconds). The status stays in-progress until the last move.
-    const released = await releases.move({
-      workspaceId: workspace.id,
-      id: call.id,
-      from: ['in-progress'],
-      patch: { holdsSlot: false, endedAt },
-    });
+    const released = await releaseSlot({ workspace, id: call.id, endedAt });
     if (released) slotReleased(workspace, released);
     // The work after the call is not urgent: a few calls at a time, so a burst of hang-ups does
     // not hold up live conversations and the dialer (their next steps wait behind it).

@@ -1,4 +1,4 @@
-import type { Logger } from '../core/index.ts';
+import { groupCommit, type Logger } from '../core/index.ts';
 import type { Call, CallMove, CallPatch, NewWebhookDelivery, Store, Workspace } from '../store/index.ts';
 import { postCallPayload } from './payload.ts';
 
@@ -34,8 +34,6 @@ interface Queued {
   move: CallMove;
   /** Present for a last move. */
   ending?: CallEnding;
-  resolve: (call: Call | null) => void;
-  reject: (err: unknown) => void;
 }
 
 /** Most moves in one transaction. */
@@ -43,8 +41,6 @@ const MAX_GROUP = 500;
 
 export function createCallWriter(options: { store: Store; logger: Logger }): CallWriter {
   const { store, logger } = options;
-  let queue: Queued[] = [];
-  let flushing = false;
 
   async function commit(group: readonly Queued[]): Promise<(Call | null)[]> {
     // Moves without effects need no transaction: each is one compare and set, and the group's
@@ -82,39 +78,12 @@ export function createCallWriter(options: { store: Store; logger: Logger }): Cal
     });
   }
 
-  async function flush() {
-    flushing = true;
-    while (queue.length > 0) {
-      const group = queue.slice(0, MAX_GROUP);
-      queue = queue.slice(group.length);
-      try {
-        const moved = await commit(group);
-        group.forEach((q, i) => q.resolve(moved[i] ?? null));
-      } catch (err) {
-        if (group.length === 1) {
-          group[0]!.reject(err);
-          continue;
-        }
-        // One bad move must not fail the others: each is tried alone.
-        logger.warn({ err, moves: group.length }, 'a group of call moves failed; committing one by one');
-        for (const q of group) {
-          try {
-            q.resolve((await commit([q]))[0] ?? null);
-          } catch (alone) {
-            q.reject(alone);
-          }
-        }
-      }
-    }
-    flushing = false;
-  }
-
-  function enqueue(item: Omit<Queued, 'resolve' | 'reject'>): Promise<Call | null> {
-    return new Promise((resolve, reject) => {
-      queue.push({ ...item, resolve, reject });
-      if (!flushing) void flush();
-    });
-  }
+  const enqueue = groupCommit<Queued, Call | null>({
+    commit,
+    maxGroup: MAX_GROUP,
+    onGroupFailed: (err, moves) =>
+      logger.warn({ err, moves }, 'a group of call moves failed; committing one by one'),
+  });
 
   return {
     move: (move) => enqueue({ move }),

@@ -7,3 +7,4 @@ export * from './plans.ts';
 export * from './config.ts';
 export * from './http.ts';
 export * from './coalesce.ts';
+export * from './group-commit.ts';

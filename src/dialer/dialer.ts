@@ -63,6 +63,21 @@ export interface Dialer {
 
 const MAX_CLAIM = 200;
 
+/**
+ * How many standby calls a workspace's batches keep waiting beyond its free slots: a call that
+ * hangs up hands its slot to one of them in the same statement (the calls module's release), so
+ * a freed line rings again within one round trip, not after a dialer round. As many as the
+ * workspace's slots (a whole wave of calls may end at once), at most one claim; none when the
+ * workspace paces its calls per second (a standby call would ring when a slot frees, unpaced).
+ */
+/** A worker seen this recently is taken to be dialing too (workers beat every 5 s). */
+const OTHERS_ALIVE_MS = 15_000;
+
+function standbyOf(workspace: Workspace): number {
+  if (workspace.callsPerSecond !== null && workspace.callsPerSecond > 0) return 0;
+  return Math.min(MAX_CLAIM, Math.max(1, workspace.maxConcurrentCalls));
+}
+
 export function createDialer(options: DialerOptions): Dialer {
   const { store, logger, node } = options;
   const clock = options.clock ?? systemClock;
@@ -165,10 +180,11 @@ export function createDialer(options: DialerOptions): Dialer {
       // The calls take their slots as they are created (under the workspace's slot lock): the
       // refill of a freed slot is this one transaction, not a dispatch and then an admission.
       const admitted = await store.transaction(async (repos) => {
+        // Admitted within the batch's limit (max - reserved); the rest wait as standby calls.
         const started = await repos.calls.createAdmitted(
           workspace.id,
           calls,
-          Math.max(1, workspace.maxConcurrentCalls),
+          Math.max(1, workspace.maxConcurrentCalls - batch.reservedConcurrency),
           node,
         );
         await repos.batches.dispatchMany(batch.id, items);
@@ -204,49 +220,97 @@ export function createDialer(options: DialerOptions): Dialer {
     if (!workspace) return 0;
     const agents = new Map(agentIds.map((id, i) => [id, agentList[i]]));
     const max = Math.max(1, workspace.maxConcurrentCalls);
+    // inUse counts the calls waiting for a slot too (standby calls among them).
     const free = max - inUse;
-    if (free <= 0) return 0;
-    const dialable: { batch: Batch; agent: Agent; wanted: number }[] = [];
+    const ahead = (await standbyAllowed()) ? standbyOf(workspace) : 0;
+    const dialable: { batch: Batch; agent: Agent; wanted: number; standby: number }[] = [];
     for (const batch of due) {
       const agent = agents.get(batch.agentId);
       if (!agent) continue;
       const agentZone = ((agent.spec.agent ?? {}) as { timezone?: string }).timezone ?? 'UTC';
       const window = batch.callTimeWindow as CallTimeWindow | null;
       if (window && !isOpen(window, now, agentZone)) continue;
-      // This batch may bring the workspace's calls up to max - reserved, no further.
+      // This batch may bring the workspace's calls up to max - reserved, no further. Standby
+      // calls wait beyond that (they take a slot only within it), for a batch already dialing
+      // and without a window (a standby call must not ring after the window closed).
       const room = max - batch.reservedConcurrency - inUse;
-      if (room <= 0) continue;
-      dialable.push({ batch, agent, wanted: Math.min(room, batch.pendingCount, MAX_CLAIM) });
+      const standby = batch.status === 'in_progress' && !window?.enable ? ahead : 0;
+      if (room + standby <= 0) continue;
+      const wanted = Math.min(Math.max(0, room), batch.pendingCount, MAX_CLAIM);
+      dialable.push({
+        batch,
+        agent,
+        wanted,
+        standby: Math.min(room + standby, batch.pendingCount, MAX_CLAIM) - wanted,
+      });
     }
     if (dialable.length === 0) return 0;
     const bucket = bucketFor(workspace);
     const wantedTotal = dialable.reduce((sum, d) => sum + d.wanted, 0);
-    const granted = bucket.take(Math.min(free, wantedTotal));
-    if (granted <= 0) return 0;
+    // First the free slots, shared fairly; then the standby calls (none when paced).
+    const granted = free > 0 && wantedTotal > 0 ? bucket.take(Math.min(free, wantedTotal)) : 0;
     const { shares, lastServed } = shareSlotsRound(
       granted,
       dialable.map((d) => ({ id: d.batch.id, wanted: d.wanted })),
       rotation.get(workspace.id),
     );
     if (lastServed) rotation.set(workspace.id, lastServed);
+    // The workspace's calls wanting a slot may reach max + ahead.
+    const standbyRoom = ahead + free - granted;
+    const standbyShares = shareSlotsRound(
+      Math.max(0, standbyRoom),
+      dialable.map((d) => ({ id: d.batch.id, wanted: d.standby })),
+      rotation.get(workspace.id),
+    ).shares;
     let dispatched = 0;
     let unused = 0;
+    const later: { d: (typeof dialable)[number]; tasks: BatchTask[] }[] = [];
     for (const d of dialable) {
       const n = shares.get(d.batch.id) ?? 0;
-      if (n <= 0) continue;
-      const tasks = await store.batches.claim(d.batch.id, n, node);
-      unused += n - tasks.length;
-      try {
-        dispatched += await dispatch(workspace, d.batch, d.agent, tasks);
-      } catch (err) {
-        // The claims stay; this node's restart or the abandoned-claim sweep puts them back.
-        logger.error({ err, batch_id: d.batch.id }, 'dispatching recipients failed');
-      }
-      if (tasks.length < n) await store.batches.complete(d.batch.id);
+      const extra = standbyShares.get(d.batch.id) ?? 0;
+      if (n + extra <= 0) continue;
+      const tasks = await store.batches.claim(d.batch.id, n + extra, node);
+      unused += Math.max(0, n - tasks.length);
+      // The calls that take free slots are dispatched first, every batch's; the standby calls
+      // after them, so that one batch's standby calls never take another's free slots.
+      if (tasks.length > n) later.push({ d, tasks: tasks.slice(n) });
+      dispatched += await dispatchSafely(workspace, d, tasks.slice(0, n));
+      if (tasks.length < n + extra) await store.batches.complete(d.batch.id);
     }
+    for (const { d, tasks } of later) dispatched += await dispatchSafely(workspace, d, tasks);
     // Tokens for recipients another process claimed first go back: pacing must not fall behind.
     if (unused > 0) bucket.refund(unused);
     return dispatched;
+  }
+
+  async function dispatchSafely(
+    workspace: Workspace,
+    d: { batch: Batch; agent: Agent },
+    tasks: BatchTask[],
+  ): Promise<number> {
+    if (tasks.length === 0) return 0;
+    try {
+      return await dispatch(workspace, d.batch, d.agent, tasks);
+    } catch (err) {
+      // The claims stay; this node's restart or the abandoned-claim sweep puts them back.
+      logger.error({ err, batch_id: d.batch.id }, 'dispatching recipients failed');
+      return 0;
+    }
+  }
+
+  /**
+   * Standby calls only when this is the one process dialing: the hand-off admits a standby call
+   * in the process whose call hung up, so with several workers the calls would gather on the
+   * first to run them; there the dialers share freed slots as before (woken by NOTIFY). Checked
+   * at most once a second.
+   */
+  let soleWorker = { at: Number.NEGATIVE_INFINITY, value: false };
+  async function standbyAllowed(): Promise<boolean> {
+    const now = clock.now();
+    if (now - soleWorker.at < 1000) return soleWorker.value;
+    const others = await store.nodes.othersSeenSince(now - OTHERS_ALIVE_MS, node);
+    soleWorker = { at: now, value: others === 0 };
+    return soleWorker.value;
   }
 
   let lastSweep = 0;

@@ -23,7 +23,12 @@ export {
   type CalendarResolverOptions,
 } from './calendar.ts';
 export { finalExtraction, finishConversation, type FinishOptions } from './finish.ts';
-export { knowledgeFor, ragConditionAllows } from './knowledge.ts';
+export {
+  knowledgeBasesOf,
+  knowledgeFor,
+  ragConditionAllows,
+  type AttachedKnowledgeBase,
+} from './knowledge.ts';
 export { createReplyHub, type InboundText, type ReplyHub } from './replies.ts';
 export {
   createAgentRuntime,

@@ -45,13 +45,46 @@ export function ragConditionAllows(condition: string, userText: string): boolean
   return words(text).some((w) => wanted.has(w.slice(0, 5)));
 }
 
+/** The knowledge base attached to an agent, as a conversation consults it. */
+export interface AttachedKnowledgeBase {
+  id: string;
+  ragUseCondition: string;
+}
+
+/**
+ * The knowledge bases of several agents (absent: none), in two reads whatever their number: an
+ * admission of hundreds of calls reads them once, not once per call.
+ */
+export async function knowledgeBasesOf(
+  repos: Repositories,
+  workspaceId: string,
+  agentIds: readonly string[],
+): Promise<Map<string, AttachedKnowledgeBase>> {
+  const baseIds = await repos.knowledge.basesOfAgents(workspaceId, agentIds);
+  const bases = new Map<string, AttachedKnowledgeBase | null>();
+  await Promise.all(
+    [...new Set(baseIds.values())].map(async (id) => {
+      const base = await repos.knowledge.getBase(workspaceId, id);
+      bases.set(id, base ? { id, ragUseCondition: base.ragUseCondition } : null);
+    }),
+  );
+  const result = new Map<string, AttachedKnowledgeBase>();
+  for (const [agentId, baseId] of baseIds) {
+    const base = bases.get(baseId);
+    if (base) result.set(agentId, base);
+  }
+  return result;
+}
+
 /**
  * The knowledge hook of a conversation session for `agent` (no base attached: none). The agent's
- * base is looked up at the first user turn and kept for the conversation: a call's turns do not
- * each read it again, and a base attached during a call applies from the next conversation.
+ * base is looked up at the first user turn, unless the caller read it already (`known`, null for
+ * none), and kept for the conversation: a call's turns do not each read it again, and a base
+ * attached during a call applies from the next conversation.
  */
-export function knowledgeFor(repos: Repositories, agent: Agent) {
-  let attached: Promise<{ id: string; ragUseCondition: string } | null> | null = null;
+export function knowledgeFor(repos: Repositories, agent: Agent, known?: AttachedKnowledgeBase | null) {
+  let attached: Promise<AttachedKnowledgeBase | null> | null =
+    known === undefined ? null : Promise.resolve(known);
   const baseOf = async () => {
     const baseId = await repos.knowledge.baseOfAgent(agent.workspaceId, agent.id);
     if (!baseId) return null;

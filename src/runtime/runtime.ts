@@ -19,7 +19,7 @@ import {
 } from './actions.ts';
 import { calendarResolver, fetchThrough, type CalendarResolver } from './calendar.ts';
 import { finishConversation } from './finish.ts';
-import { knowledgeFor } from './knowledge.ts';
+import { knowledgeFor, type AttachedKnowledgeBase } from './knowledge.ts';
 import type { ReplyHub } from './replies.ts';
 
 // An agent brought to life for one conversation, the same way for chats, calls and simulations:
@@ -60,6 +60,8 @@ export interface ConversationSetup {
    * calls of one agent loads them once); otherwise they are read here.
    */
   attachedActions?: readonly Action[];
+  /** The agent's knowledge base (null: none), when the caller read it already (as above). */
+  knowledgeBase?: AttachedKnowledgeBase | null;
 }
 
 export interface Conversation {
@@ -130,7 +132,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         style: setup.style,
         clock,
         tools: made.tools,
-        knowledge: knowledgeFor(repos, setup.agent),
+        knowledge: knowledgeFor(repos, setup.agent, setup.knowledgeBase),
       },
       setup.stored?.snapshot,
     );

@@ -93,6 +93,78 @@ for (const target of storeTargets()) {
       });
     });
 
+    it('pausing returns the standby calls (waiting, never dialed) to the queue; canceling cancels them', async () => {
+      const { ws, batch } = await newBatch(4);
+      const claimed = await store.batches.claim(batch.id, 4, 'n1');
+      // Two calls admitted (ringing), two standby calls waiting for a slot, one dispatch.
+      await store.transaction(async (r) => {
+        await r.calls.createAdmitted(
+          ws.id,
+          claimed.map((t) => ({
+            id: `call-${t.position}`,
+            agentId: 'a',
+            type: 'outbound' as const,
+            status: 'pending',
+            phoneFrom: '+14155550100',
+            phoneTo: t.toPhoneNumber,
+            leadName: '',
+            batchCallId: batch.id,
+            batchTaskId: t.id,
+          })),
+          2,
+          'n1',
+        );
+        await r.batches.dispatchMany(
+          batch.id,
+          claimed.map((t) => ({ taskId: t.id, callId: `call-${t.position}` })),
+        );
+      });
+      await store.batches.move(ws.id, batch.id, ['in_progress'], 'paused');
+      const tasksNow = async () =>
+        (await store.batches.listTasks(batch.id, { limit: 10, offset: 0 })).map((t) => [t.status, t.callId]);
+      expect(await tasksNow()).toEqual([
+        ['dispatched', 'call-0'],
+        ['dispatched', 'call-1'],
+        ['queued', null],
+        ['queued', null],
+      ]);
+      expect(await store.calls.get(ws.id, 'call-2')).toBeNull();
+      expect((await store.calls.get(ws.id, 'call-0'))?.status).toBe('ringing');
+      expect(await store.batches.get(ws.id, batch.id)).toMatchObject({ pendingCount: 2, dispatchedCount: 2 });
+
+      // Resumed and dialed again: the new standby call is canceled with the batch.
+      await store.batches.move(ws.id, batch.id, ['paused'], 'in_progress');
+      const [again] = await store.batches.claim(batch.id, 1, 'n1');
+      await store.transaction(async (r) => {
+        await r.calls.create(ws.id, {
+          id: 'call-again',
+          agentId: 'a',
+          type: 'outbound',
+          status: 'pending',
+          phoneFrom: '+14155550100',
+          phoneTo: again!.toPhoneNumber,
+          leadName: '',
+          batchCallId: batch.id,
+          batchTaskId: again!.id,
+        });
+        await r.batches.dispatchMany(batch.id, [{ taskId: again!.id, callId: 'call-again' }]);
+      });
+      await store.batches.move(ws.id, batch.id, ['in_progress'], 'canceled');
+      expect(await tasksNow()).toEqual([
+        ['dispatched', 'call-0'],
+        ['dispatched', 'call-1'],
+        ['canceled', null],
+        ['canceled', null],
+      ]);
+      expect(await store.calls.get(ws.id, 'call-again')).toBeNull();
+      expect(await store.batches.get(ws.id, batch.id)).toMatchObject({
+        status: 'canceled',
+        pendingCount: 0,
+        dispatchedCount: 2,
+        canceledCount: 2,
+      });
+    });
+
     it('dispatch refuses recipients that are no longer claimed, and changes nothing', async () => {
       const { ws, batch } = await newBatch(2);
       const [a, b] = await store.batches.claim(batch.id, 2, 'n1');

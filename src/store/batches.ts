@@ -297,6 +297,42 @@ export function batchesRepo(
       throw new DispatchRefused('the batch was paused or canceled since the claim');
   }
 
+  /**
+   * A paused or canceled batch's calls that wait for a slot (the dialer's standby calls) were
+   * never dialed: they are deleted, and their recipients go back to the queue (pause) or are
+   * canceled (cancel), in the transaction of the batch's move.
+   */
+  async function returnStandby(trx: Db, batchId: string, to: 'paused' | 'canceled', now: number) {
+    const deleted = await trx
+      .deleteFrom('calls')
+      .where('batch_call_id', '=', batchId)
+      .where('status', '=', 'pending')
+      .returning(['id', 'batch_task_id'])
+      .execute();
+    const taskIds = deleted.flatMap((c) => (c.batch_task_id ? [c.batch_task_id] : []));
+    if (taskIds.length === 0) return;
+    const status = to === 'paused' ? 'queued' : 'canceled';
+    const moved = await trx
+      .updateTable('batch_tasks')
+      .set({ status, call_id: null, claimed_by: null, claimed_at: null, updated_at: now })
+      .where('batch_id', '=', batchId)
+      .where('id', 'in', taskIds)
+      .where('status', '=', 'dispatched')
+      .executeTakeFirst();
+    const n = Number(moved.numUpdatedRows);
+    if (n === 0) return;
+    await trx
+      .updateTable('batches')
+      .set((eb) => ({
+        dispatched_count: eb('dispatched_count', '-', n),
+        ...(to === 'paused'
+          ? { pending_count: eb('pending_count', '+', n) }
+          : { canceled_count: eb('canceled_count', '+', n) }),
+      }))
+      .where('id', '=', batchId)
+      .execute();
+  }
+
   async function getBatch(trx: Db, workspaceId: string, id: string) {
     const row = await trx
       .selectFrom('batches')
@@ -431,6 +467,7 @@ export function batchesRepo(
         if (!batch || !from.includes(batch.status)) return null;
         const now = clock.now();
         await trx.updateTable('batches').set({ status: to, updated_at: now }).where('id', '=', id).execute();
+        if (to === 'paused' || to === 'canceled') await returnStandby(trx, id, to, now);
         if (to === 'canceled') {
           // Undialed recipients are canceled and never called.
           const canceled = await trx

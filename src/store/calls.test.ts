@@ -170,6 +170,108 @@ for (const target of storeTargets()) {
       expect(await store.calls.slotsWanted(ws)).toBe(8);
     });
 
+    describe('releaseSlots', () => {
+      const live = async (workspaceId = ws) => {
+        const c = await call(workspaceId);
+        return (await store.calls.update(workspaceId, c.id, ['ringing'], { status: 'in-progress' }))!;
+      };
+      const waiting = (batchCallId?: string) =>
+        store.calls.create(ws, {
+          agentId: 'agent-1',
+          type: 'outbound',
+          status: 'pending',
+          phoneFrom: '+14155550100',
+          phoneTo: '+14155550102',
+          leadName: 'Bo',
+          ...(batchCallId ? { batchCallId } : {}),
+        });
+      const batchOf = async (reservedConcurrency: number) =>
+        (
+          await store.batches.create(
+            ws,
+            {
+              agentId: 'agent-1',
+              name: 'b',
+              fromPhoneNumber: '+14155550100',
+              fromProvider: 'sim',
+              triggerAt: null,
+              reservedConcurrency,
+              callTimeWindow: null,
+              lifetimeMs: 60_000,
+            },
+            [{ toPhoneNumber: '+14155550109' }],
+          )
+        ).id;
+
+      it('hands each freed slot to one waiting call, oldest first, in the same move', async () => {
+        const [a, b, c] = [await live(), await live(), await live()];
+        const [p1, p2, p3] = [await waiting(), await waiting(), await waiting()];
+        clock.advance(2_000);
+        const { released, admitted } = await store.calls.releaseSlots(
+          ws,
+          [
+            { id: a.id, endedAt: 1_500 },
+            { id: b.id, endedAt: 1_600 },
+          ],
+          'node-b',
+        );
+        expect(released.map((r) => [r?.id, r?.holdsSlot, r?.endedAt, r?.status])).toEqual([
+          [a.id, false, 1_500, 'in-progress'],
+          [b.id, false, 1_600, 'in-progress'],
+        ]);
+        // Max 5 had two free slots already; a release admits no more calls than it frees.
+        expect(admitted.map((x) => [x.id, x.status, x.holdsSlot, x.node, x.ringingAt])).toEqual([
+          [p1!.id, 'ringing', true, 'node-b', clock.now()],
+          [p2!.id, 'ringing', true, 'node-b', clock.now()],
+        ]);
+        expect(await store.calls.busy(ws)).toBe(3);
+        // Released already: nothing moves, nothing is admitted; nor when the node stops.
+        expect(await store.calls.releaseSlots(ws, [{ id: a.id, endedAt: 9 }], 'node-b')).toEqual({
+          released: [null],
+          admitted: [],
+        });
+        const none = await store.calls.releaseSlots(ws, [{ id: c.id, endedAt: 9 }], 'node-b', false);
+        expect([none.released[0]?.holdsSlot, none.admitted]).toEqual([false, []]);
+        expect((await store.calls.get(ws, p3!.id))?.status).toBe('pending');
+        expect(await store.calls.busy(ws)).toBe(2);
+      });
+
+      it('admits a batch call only while its batch dials and the workspace stays within max - reserved', async () => {
+        const reserved = await batchOf(2);
+        const paused = await batchOf(0);
+        await store.batches.move(ws, reserved, ['scheduled'], 'in_progress');
+        await store.batches.move(ws, paused, ['scheduled'], 'paused');
+        const holding = [await live(), await live(), await live(), await live(), await live()];
+        const fromPaused = await waiting(paused);
+        const fromReserved = await waiting(reserved);
+        // 5 of 5 held: one release leaves 4, and the batch may only go up to 5 - 2 = 3.
+        const first = await store.calls.releaseSlots(ws, [{ id: holding[0]!.id, endedAt: 1 }], 'n');
+        expect(first.admitted).toEqual([]);
+        // Two more released: 2 held, so the batch's call takes a slot (3 <= 3); the paused
+        // batch's call never does.
+        const second = await store.calls.releaseSlots(
+          ws,
+          [
+            { id: holding[1]!.id, endedAt: 2 },
+            { id: holding[2]!.id, endedAt: 2 },
+          ],
+          'n',
+        );
+        expect(second.admitted.map((x) => x.id)).toEqual([fromReserved.id]);
+        expect((await store.calls.get(ws, fromPaused.id))?.status).toBe('pending');
+        expect(await store.calls.busy(ws)).toBe(3);
+        // The locked admission follows the same rules.
+        expect(await store.calls.admit(ws, 5, 'n')).toEqual([]);
+      });
+
+      it('releases calls of one workspace only', async () => {
+        const mine = await live(other);
+        const { released } = await store.calls.releaseSlots(ws, [{ id: mine.id, endedAt: 1 }], 'n');
+        expect(released).toEqual([null]);
+        expect(await store.calls.busy(other)).toBe(1);
+      });
+    });
+
     it('moves nothing for an empty list', async () => {
       expect(await store.calls.updateMany([])).toEqual([]);
     });

@@ -268,6 +268,59 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
   }
 
   /**
+   * Waiting calls that may take a slot now, oldest first, at most `room`: a batch's call only
+   * while its batch is dialing (a paused batch's calls were returned to it), and only while the
+   * workspace's calls holding slots (`held`, plus the ones admitted before it) stay within `max`
+   * minus its batch's reserved_concurrency. The caller holds the slot lock, or frees as many
+   * slots as it may fill.
+   */
+  async function admittable(trx: Db, workspaceId: string, held: number, max: number, room: number) {
+    if (room <= 0) return [];
+    const rows = await trx
+      .selectFrom('calls as w')
+      .leftJoin('batches as b', 'b.id', 'w.batch_call_id')
+      .select(['w.id', 'b.reserved_concurrency'])
+      .where('w.workspace_id', '=', workspaceId)
+      .where('w.status', '=', 'pending')
+      .where((eb) =>
+        eb.or([eb('w.batch_call_id', 'is', null), eb('b.status', 'in', ['scheduled', 'in_progress'])]),
+      )
+      // A batch's call whose reserved slots rule it out now does not stand in the way of others.
+      .where((eb) =>
+        eb.or([eb('b.reserved_concurrency', 'is', null), eb('b.reserved_concurrency', '<=', max - held - 1)]),
+      )
+      .orderBy('w.seq')
+      .limit(room)
+      .execute();
+    const ids: string[] = [];
+    for (const row of rows) {
+      if (held + ids.length + 1 <= max - (row.reserved_concurrency ?? 0)) ids.push(row.id);
+    }
+    return ids;
+  }
+
+  /** Moves waiting calls to `ringing`, holding slots, owned by `node`: the admitted calls. */
+  async function ringing(trx: Db, ids: readonly string[], node: string): Promise<Call[]> {
+    if (ids.length === 0) return [];
+    const now = clock.now();
+    const rows = await trx
+      .updateTable('calls')
+      .set({
+        status: 'ringing',
+        holds_slot: 1,
+        node,
+        ringing_at: now,
+        version: sql`version + 1`,
+        updated_at: now,
+      })
+      .where('id', 'in', [...ids])
+      .where('status', '=', 'pending')
+      .returningAll()
+      .execute();
+    return rows.map(toCall).sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
    * Applies `patch` if the call is still in one of `from` (and, when given, at `version`);
    * null when it is not (another writer moved it first). Bumps the version.
    */
@@ -431,44 +484,107 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
     },
 
     /**
-     * Gives free slots to waiting calls, oldest first: each admitted call moves from `pending` to
-     * `ringing`, holds a slot and is owned by `node`. Other processes admitting at the same time
-     * wait for the workspace lock, so the cap holds across processes.
+     * Gives free slots to waiting calls, oldest first (see `admittable`): each admitted call moves
+     * from `pending` to `ringing`, holds a slot and is owned by `node`. Other processes admitting
+     * at the same time wait for the workspace lock, so the cap holds across processes.
      */
     async admit(workspaceId: string, max: number, node: string, limit = 1000): Promise<Call[]> {
       return transact(async (trx) => {
         await lockSlots(trx, workspaceId);
-        const free = Math.min(limit, max - (await busy(trx, workspaceId)));
-        if (free <= 0) return [];
-        const waiting = await trx
-          .selectFrom('calls')
-          .select('id')
-          .where('workspace_id', '=', workspaceId)
-          .where('status', '=', 'pending')
-          .orderBy('seq')
-          .limit(free)
-          .execute();
-        if (waiting.length === 0) return [];
-        const now = clock.now();
-        const rows = await trx
-          .updateTable('calls')
-          .set({
-            status: 'ringing',
-            holds_slot: 1,
-            node,
-            ringing_at: now,
-            version: sql`version + 1`,
-            updated_at: now,
-          })
-          .where(
-            'id',
-            'in',
-            waiting.map((w) => w.id),
+        const held = await busy(trx, workspaceId);
+        const ids = await admittable(trx, workspaceId, held, max, Math.min(limit, max - held));
+        return ringing(trx, ids, node);
+      });
+    },
+
+    /**
+     * Hands the slots of calls that hung up to waiting calls, in one statement on PostgreSQL: each
+     * release (`endedAt`, a compare and set on an in-progress call holding its slot) lets at most
+     * one waiting call of the workspace take a slot (`admittable`'s rules, the workspace's
+     * maximum read in the same statement). The number of calls holding slots never grows here, so
+     * no lock is needed for the cap: a freed line is refilled in the release's own round trip.
+     * Answers the released calls (null: the move was made by someone else first) and the
+     * admitted ones, now owned by `node` (none when `admit` is false: a node shutting down).
+     */
+    async releaseSlots(
+      workspaceId: string,
+      releases: readonly { id: string; endedAt: number }[],
+      node: string,
+      admit = true,
+    ): Promise<{ released: (Call | null)[]; admitted: Call[] }> {
+      if (releases.length === 0) return { released: [], admitted: [] };
+      const now = clock.now();
+      if (dialect === 'postgres' && new Set(releases.map((r) => r.id)).size === releases.length) {
+        const values = releases.map((r) => sql`(${r.id}, cast(${r.endedAt} as bigint))`);
+        // Every part of the statement sees one snapshot: in `held` the released calls still
+        // hold their slots, hence `held.n - freed.n + rn`.
+        const result = await sql<Selectable<CallTable> & { kind: 'released' | 'admitted' }>`
+          with v(id, ended_at) as (values ${sql.join(values)}),
+          released as (
+            update calls as c set holds_slot = 0, ended_at = v.ended_at, version = c.version + 1, updated_at = ${now}
+            from v
+            where c.workspace_id = ${workspaceId} and c.id = v.id and c.status = 'in-progress' and c.holds_slot = 1
+            returning c.*
+          ),
+          freed as (select count(*)::int as n from released),
+          held as (select count(*)::int as n from calls where workspace_id = ${workspaceId} and holds_slot = 1),
+          cap as (select greatest(1, max_concurrent_calls) as max from workspaces where id = ${workspaceId}),
+          candidates as materialized (
+            select w.id, w.seq, coalesce(b.reserved_concurrency, 0) as reserved
+            from calls as w left join batches as b on b.id = w.batch_call_id, held, freed, cap
+            where w.workspace_id = ${workspaceId} and w.status = 'pending'
+              and (w.batch_call_id is null or b.status in ('scheduled', 'in_progress'))
+              and held.n - freed.n + 1 <= cap.max - coalesce(b.reserved_concurrency, 0)
+            order by w.seq limit ${admit ? releases.length : 0}
+            for update of w skip locked
+          ),
+          ranked as (select id, reserved, row_number() over (order by seq) as rn from candidates),
+          admitted as (
+            update calls as c set status = 'ringing', holds_slot = 1, node = ${node}, ringing_at = ${now},
+              version = c.version + 1, updated_at = ${now}
+            from ranked, freed, held, cap
+            where c.id = ranked.id and ranked.rn <= freed.n and held.n - freed.n + ranked.rn <= cap.max - ranked.reserved
+            returning c.*
           )
-          .where('status', '=', 'pending')
-          .returningAll()
-          .execute();
-        return rows.map(toCall).sort((a, b) => a.seq - b.seq);
+          select 'released' as kind, * from released union all select 'admitted' as kind, * from admitted`.execute(
+          db,
+        );
+        const released = new Map<string, Call>();
+        const admitted: Call[] = [];
+        for (const row of result.rows) {
+          if (row.kind === 'released') released.set(row.id, toCall(row));
+          else admitted.push(toCall(row));
+        }
+        return {
+          released: releases.map((r) => released.get(r.id) ?? null),
+          admitted: admitted.sort((a, b) => a.seq - b.seq),
+        };
+      }
+      return transact(async (trx) => {
+        const released: (Call | null)[] = [];
+        for (const r of releases) {
+          const row = await trx
+            .updateTable('calls')
+            .set({ holds_slot: 0, ended_at: r.endedAt, version: sql`version + 1`, updated_at: now })
+            .where('workspace_id', '=', workspaceId)
+            .where('id', '=', r.id)
+            .where('status', '=', 'in-progress')
+            .where('holds_slot', '=', 1)
+            .returningAll()
+            .executeTakeFirst();
+          released.push(row ? toCall(row) : null);
+        }
+        const freed = released.filter((c) => c !== null).length;
+        if (freed === 0 || !admit) return { released, admitted: [] };
+        const workspace = await trx
+          .selectFrom('workspaces')
+          .select('max_concurrent_calls')
+          .where('id', '=', workspaceId)
+          .executeTakeFirst();
+        const max = Math.max(1, workspace?.max_concurrent_calls ?? 0);
+        const held = await busy(trx, workspaceId);
+        const ids = await admittable(trx, workspaceId, held, max, Math.min(freed, max - held));
+        return { released, admitted: await ringing(trx, ids, node) };
       });
     },
 

@@ -128,6 +128,9 @@ function openPostgres(options: Extract<DatabaseOptions, { dialect: 'postgres' }>
         oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as never,
     },
   });
+  // An idle connection the server closed (a restart, a terminated backend) is reported on the
+  // pool, which drops it and connects anew for the next query; unheard, it would end the process.
+  pool.on('error', () => undefined);
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   const scoped = (channel: string) => `parley_${options.schema ?? 'public'}_${channel}`.slice(0, 63);
   const listeners = new Set<pg.Client>();

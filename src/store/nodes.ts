@@ -23,6 +23,16 @@ export function nodesRepo(db: Db, clock: Clock) {
         .execute();
       return rows.map((r) => r.name);
     },
+    /** How many nodes other than `except` were seen at or after `since`. */
+    async othersSeenSince(since: number, except: string): Promise<number> {
+      const row = await db
+        .selectFrom('nodes')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('last_seen_at', '>=', since)
+        .where('name', '<>', except)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
     /** Forgets a node whose work has been taken over, if it has not come back meanwhile. */
     async forget(name: string, ifSilentSince: number): Promise<void> {
       await db

@@ -108,9 +108,11 @@ forEachStore('the dialer', (target) => {
     const w = await workspace(4);
     const id = await w.batch(12, { reserved_concurrency: 1 });
     let peak = 0;
+    // Calls holding slots (standby calls wait beyond the cap without one).
     await run(20_000, 250, async () => {
-      peak = Math.max(peak, await inUse(w.ws));
-      expect(await inUse(w.ws)).toBeLessThanOrEqual(3);
+      const busy = await t.store.calls.busy(w.ws.id);
+      peak = Math.max(peak, busy);
+      expect(busy).toBeLessThanOrEqual(3);
     });
     expect(peak).toBe(3);
     // A call outside the batch takes the reserved slot at once.
@@ -123,7 +125,8 @@ forEachStore('the dialer', (target) => {
     await expect.poll(() => t.store.calls.busy(w.ws.id)).toBe(4);
     const c = await counters(w.ws, id);
     expect(c.status).toBe('in_progress');
-    expect(c.dispatched).toBeLessThan(12);
+    const calls = (await t.store.calls.list(w.ws.id, { batchCallId: id, limit: 20, offset: 0 })).calls;
+    expect(calls.filter((x) => x.status !== 'pending').length).toBeLessThan(12);
   });
 
   it('shares the slots of a workspace fairly between its batches', async () => {
@@ -144,15 +147,61 @@ forEachStore('the dialer', (target) => {
     const w = await workspace(1);
     const id = await w.batch(3);
     await run(1_000, 250, async () => undefined);
-    await expect.poll(() => dispatchedAfterTick(w.ws, id, 0), { timeout: 15_000 }).toBe(1);
+    // One call, one standby call.
+    await expect.poll(() => dispatchedAfterTick(w.ws, id, 0), { timeout: 15_000 }).toBe(2);
     // Talk the first call to its end; the poll is an hour away, so only the "call ended" wake-up
-    // can dial the second recipient.
-    for (let i = 0; i < 400 && (await counters(w.ws, id)).dispatched < 2; i++) {
+    // can dial the third recipient (the standby call took the freed slot).
+    for (let i = 0; i < 400 && (await counters(w.ws, id)).dispatched < 3; i++) {
       await clock.tick(500);
       await t.engine.dialer.idle();
     }
-    expect((await counters(w.ws, id)).dispatched).toBe(2);
+    expect((await counters(w.ws, id)).dispatched).toBe(3);
+    expect(await t.store.calls.busy(w.ws.id)).toBe(1);
+  });
+
+  it('keeps standby calls beyond the free slots: a hang-up hands its slot to one with no dialer round; a pause returns them', async () => {
+    const w = await workspace(1);
+    const id = await w.batch(4);
+    await run(1_000, 250, async () => undefined);
+    // One call ringing, and (the batch dialing, no pacing, no window) as many standby calls
+    // waiting for a slot: dispatched, not dialed yet.
+    await expect.poll(() => dispatchedAfterTick(w.ws, id, 0), { timeout: 15_000 }).toBe(2);
+    expect(await t.store.calls.busy(w.ws.id)).toBe(1);
+    expect(await inUse(w.ws)).toBe(2);
+    await t.engine.dialer.stop(); // from here no dialer round: only the hand-off can dial
+    try {
+      for (let i = 0; i < 400 && (await inUse(w.ws)) > 1; i++) await clock.tick(500);
+      // The call ended and its slot went straight to the standby call.
+      expect(await t.store.calls.busy(w.ws.id)).toBe(1);
+      expect(await inUse(w.ws)).toBe(1);
+      expect((await counters(w.ws, id)).dispatched).toBe(2);
+    } finally {
+      await t.engine.dialer.start();
+    }
+    await expect.poll(() => dispatchedAfterTick(w.ws, id), { timeout: 15_000 }).toBe(3);
+    // Pausing returns the new standby call's recipient to the queue; the call in progress goes on.
+    await w.req('POST', `/v2/calls/batch/${id}/pause`);
+    expect(await counters(w.ws, id)).toMatchObject({ status: 'paused', dispatched: 2, pending: 2 });
+    const tasks = (await t.store.batches.listTasks(id, { limit: 10, offset: 0 })).map((x) => x.status);
+    expect(tasks).toEqual(['dispatched', 'dispatched', 'queued', 'queued']);
     expect(await inUse(w.ws)).toBe(1);
+  });
+
+  it('keeps no standby calls for a batch with a call time window', async () => {
+    const w = await workspace(1);
+    const allWeek = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+    const id = await w.batch(3, {
+      call_time_window: {
+        enable: true,
+        timezone: 'UTC',
+        weekly_hours: allWeek.map((weekday) => ({ weekday, interval: [{ from: '00:00', to: '23:59' }] })),
+      },
+    });
+    await run(1_000, 250, async () => undefined);
+    await expect.poll(() => dispatchedAfterTick(w.ws, id, 0), { timeout: 15_000 }).toBe(1);
+    await run(1_000, 250, async () => undefined);
+    expect(await inUse(w.ws)).toBe(1);
+    expect((await counters(w.ws, id)).dispatched).toBe(1);
   });
 
   it('paces dials by calls_per_second', async () => {
