@@ -220,7 +220,7 @@ async function rawIngest(dialect: Dialect, total: number): Promise<number> {
   }
 }
 
-async function apiIngest(dialect: Dialect, total: number): Promise<Omit<IngestResult, 'rawMs'>> {
+export async function apiIngest(dialect: Dialect, total: number): Promise<Omit<IngestResult, 'rawMs'>> {
   const dataDir = tempDir(`${dialect}-api-data`);
   const databaseUrl = dialect === 'postgres' ? await freshPgDatabase('api') : '';
   const server = await startServer({
