@@ -590,10 +590,11 @@ export async function runCampaignCase(ctx: CaseContext): Promise<void> {
 - (d) Slot refill: a third run per store (\`refill\`: ${refillCount(ctx.settings.durationS)} answered recipients, sim
   speed ${REFILL_SIM_SPEED}, max_concurrent_calls ${REFILL_CAP}, so a call lasts a few seconds, the
   cap is reached and recipients stay queued while the dialer keeps up): the k-th slot release
-  (ended_at: the hang-up; the slot goes back in that moment's group commit, which wakes the
-  dialer) against the (${REFILL_CAP} + k)-th admission (ringing_at: the dispatch transaction that
-  creates the call and takes its slot), for every pair where the cap was reached (the admission
-  did not come first); ms resolution.
+  (ended_at: the hang-up; the slot goes back in that moment's group of releases, whose statement
+  hands it to a standby call, or else wakes the dialer) against the (${REFILL_CAP} + k)-th
+  admission (ringing_at: that statement, or the dispatch transaction that creates the call and
+  takes its slot), for every pair where the cap was reached (the admission did not come first);
+  ms resolution.
 
 ${markdownTable(ingestHeader, ingestRows)}
 

@@ -1,11 +1,4 @@
-import {
-  coalescePerKey,
-  groupCommit,
-  systemClock,
-  type Clock,
-  type HttpPort,
-  type Logger,
-} from '../core/index.ts';
+import { coalescePerKey, systemClock, type Clock, type HttpPort, type Logger } from '../core/index.ts';
 import pLimit from 'p-limit';
 import { analyzeConversation } from '../conversation/index.ts';
 import {
@@ -18,6 +11,7 @@ import { routeInboundCall } from '../webhooks/index.ts';
 import type { Action, Agent, Call, CallPatch, NewCall, Store, Workspace } from '../store/index.ts';
 import type { AnsweredBy, CallLeg, Carrier, DialOutcome } from '../telephony/index.ts';
 import { converse, type ConverseResult, type VoicemailSettings } from './converse.ts';
+import { createSlotReleaser } from './releases.ts';
 import { createCallWriter } from './writer.ts';
 import { callTimezone } from './payload.ts';
 import { callQuality } from './quality.ts';
@@ -167,33 +161,14 @@ export function createCallService(options: CallServiceOptions): CallService {
   const afterCallWork = pLimit(options.afterCallConcurrency ?? 8);
   /** Admitted calls being started (their agents read), for `idle`. */
   let starting = 0;
-  // Slots released at hang-up commit in their own groups (a release must not wait behind the last
-  // moves of calls that ended just before), and each hands its slot to a call waiting for one
-  // (a campaign's standby calls) in the same statement: the refill of a freed line is that one
-  // round trip, and the admitted calls start here.
-  const releaseSlot = groupCommit<{ workspace: Workspace; id: string; endedAt: number }, Call | null>({
-    maxGroup: 500,
-    onGroupFailed: (err, size) => logger.warn({ err, size }, 'a group of slot releases failed; one by one'),
-    async commit(items) {
-      const byWorkspace = new Map<string, { workspace: Workspace; indexes: number[] }>();
-      items.forEach((item, i) => {
-        const entry = byWorkspace.get(item.workspace.id) ?? { workspace: item.workspace, indexes: [] };
-        entry.indexes.push(i);
-        byWorkspace.set(item.workspace.id, entry);
-      });
-      const results: (Call | null)[] = items.map(() => null);
-      for (const { workspace, indexes } of byWorkspace.values()) {
-        const { released, admitted } = await store.calls.releaseSlots(
-          workspace.id,
-          indexes.map((i) => ({ id: items[i]!.id, endedAt: items[i]!.endedAt })),
-          node,
-          !stopped && options.runsCalls !== false,
-        );
-        indexes.forEach((i, k) => (results[i] = released[k] ?? null));
-        void startAdmitted(workspace, admitted);
-      }
-      return results;
-    },
+  const releaseSlot = createSlotReleaser({
+    store,
+    logger,
+    node,
+    mayAdmit: () => !stopped && options.runsCalls !== false,
+    onAdmitted: (workspace, admitted) => void startAdmitted(workspace, admitted),
+    // The locked admission sees the whole queue.
+    onUnfilled: (workspace) => void admit(workspace.id),
   });
 
   function settleIdle() {
@@ -221,8 +196,8 @@ export function createCallService(options: CallServiceOptions): CallService {
   // admission per ended call would hold the dialer's own admission behind all of them.)
   const admissions = coalescePerKey(async (workspaceId: string) => {
     try {
-      // Most freed slots have no call waiting (a campaign's dialer creates its calls admitted):
-      // then one index probe, and no wait for the slot lock a dispatch may hold.
+      // Most freed slots have no call waiting, or were handed to one at the release: then one
+      // index probe, and no wait for the slot lock a dispatch may hold.
       if (!(await store.calls.hasWaiting(workspaceId))) return;
       const workspace = await store.workspaces.get(workspaceId);
       if (!workspace) return;
@@ -409,8 +384,9 @@ export function createCallService(options: CallServiceOptions): CallService {
     // The line is free once the call hung up: the slot goes back now (and `ended_at` says when),
     // not after the work below (with a hosted model, the final pass and the analysis take
     // seconds). The status stays in-progress until the last move.
-    const released = await releaseSlot({ workspace, id: call.id, endedAt });
-    if (released) slotReleased(workspace, released);
+    const released = await releaseSlot({ workspace, callId: call.id, endedAt });
+    // The dialer is told (standby calls to top up, or free slots to fill).
+    if (released) options.onSlotReleased?.(released);
     // The work after the call is not urgent: a few calls at a time, so a burst of hang-ups does
     // not hold up live conversations and the dialer (their next steps wait behind it).
     await afterCallWork(async () => {

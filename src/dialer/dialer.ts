@@ -23,8 +23,10 @@ import { isOpen, nextOpening, type CallTimeWindow } from './window.ts';
 // holding it) and its move to `dispatched` commit together, then the calls module starts the
 // call; so after a crash a claimed recipient without a call was provably not dialed and goes back
 // to the queue, and one with a call is never claimed again (a call left ringing by a crash fails
-// as interrupted). Rounds run when woken (a slot freed, a batch created or resumed, another
-// process's NOTIFY), at the next trigger or window opening, and at least every `pollIntervalMs`.
+// as interrupted). Once a batch is dialing, it also keeps standby calls: recipients dispatched as
+// calls waiting for a slot, to which a call hanging up hands its slot at once (see `standbyOf`).
+// Rounds run when woken (a slot freed, a batch created or resumed, another process's NOTIFY), at
+// the next trigger or window opening, and at least every `pollIntervalMs`.
 
 /** The calls module as the dialer uses it. */
 export interface PlaceCallPort {
@@ -63,6 +65,9 @@ export interface Dialer {
 
 const MAX_CLAIM = 200;
 
+/** A worker seen this recently is taken to be dialing too (workers beat every 5 s). */
+const OTHERS_ALIVE_MS = 15_000;
+
 /**
  * How many standby calls a workspace's batches keep waiting beyond its free slots: a call that
  * hangs up hands its slot to one of them in the same statement (the calls module's release), so
@@ -70,9 +75,6 @@ const MAX_CLAIM = 200;
  * workspace's slots (a whole wave of calls may end at once), at most one claim; none when the
  * workspace paces its calls per second (a standby call would ring when a slot frees, unpaced).
  */
-/** A worker seen this recently is taken to be dialing too (workers beat every 5 s). */
-const OTHERS_ALIVE_MS = 15_000;
-
 function standbyOf(workspace: Workspace): number {
   if (workspace.callsPerSecond !== null && workspace.callsPerSecond > 0) return 0;
   return Math.min(MAX_CLAIM, Math.max(1, workspace.maxConcurrentCalls));

@@ -6,8 +6,10 @@ import type { CallTable } from './schema.ts';
 
 // Calls. The status rules (which moves are allowed) belong to src/calls; this repository only
 // applies a move when the row is still in one of the statuses the caller allows (a compare and
-// set), and keeps the slot count exact: `admit` takes slots for waiting calls under a lock on the
-// workspace row, `update` releases a call's slot with the move that ends it.
+// set), and keeps the slot count exact: `admit` and `createAdmitted` take slots under the
+// workspace's slot lock, `releaseSlots` gives slots back at hang-up and hands each to a waiting
+// call (never raising the count, so without the lock), and a call's last move releases its slot
+// if it still holds one.
 
 export interface Call {
   seq: number;
