@@ -243,6 +243,16 @@ forEachStore('batch calls', (target) => {
       }
       const other = await t.call({ method: 'GET', url: `/v2/calls/batch/${theirs}`, key: t.other.key });
       expectNotFound(other);
+      // Its recipients are not shown either, with or without a status filter.
+      for (const query of ['', '?status=queued']) {
+        const tasks = await t.call({
+          method: 'GET',
+          url: `/v2/calls/batch/${theirs}/tasks${query}`,
+          key: t.other.key,
+        });
+        expectNotFound(tasks);
+        expect(tasks.body).not.toContain('to_phone_number');
+      }
     });
   });
 

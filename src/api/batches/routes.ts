@@ -225,13 +225,17 @@ export const batchRoutes: FastifyPluginAsyncTypebox<BatchRoutesOptions> = async 
       },
     },
     async (request) => {
-      const batch = await batchOf(request.workspace.id, request.params.batch_call_id);
+      const id = request.params.batch_call_id;
       const { limit, offset } = request.query;
       const status = request.query.status === 'pending' ? 'queued' : request.query.status;
-      const [tasks, total] = await Promise.all([
-        store.batches.listTasks(batch.id, { limit, offset, ...(status ? { status } : {}) }),
-        status ? store.batches.countTasks(batch.id, status) : Promise.resolve(batch.totalTaskCount),
+      // The page is read alongside the batch (one round trip, not two), and shown only if the
+      // batch is this workspace's: otherwise the 404 of batchOf.
+      const [batch, tasks, count] = await Promise.all([
+        batchOf(request.workspace.id, id),
+        isUuid(id) ? store.batches.listTasks(id, { limit, offset, ...(status ? { status } : {}) }) : [],
+        status && isUuid(id) ? store.batches.countTasks(id, status) : null,
       ]);
+      const total = count ?? batch.totalTaskCount;
       return ok({ pagination: { total_records: total, limit, offset }, tasks: tasks.map(presentTask) });
     },
   );
