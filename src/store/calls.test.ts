@@ -264,6 +264,22 @@ for (const target of storeTargets()) {
         expect(await store.calls.admit(ws, 5, 'n')).toEqual([]);
       });
 
+      it('gives a call placed on its own the slot before older standby calls of a batch', async () => {
+        const dialing = await batchOf(0);
+        await store.batches.move(ws, dialing, ['scheduled'], 'in_progress');
+        const holding = [await live(), await live(), await live(), await live(), await live()];
+        const standby = [await waiting(dialing), await waiting(dialing)];
+        const single = await waiting();
+        const first = await store.calls.releaseSlots(ws, [{ id: holding[0]!.id, endedAt: 1 }], 'n');
+        expect(first.admitted.map((x) => x.id)).toEqual([single.id]);
+        const next = await store.calls.releaseSlots(ws, [{ id: holding[1]!.id, endedAt: 2 }], 'n');
+        expect(next.admitted.map((x) => x.id)).toEqual([standby[0]!.id]);
+        // The locked admission orders them the same way.
+        const later = await waiting();
+        await store.calls.update(ws, holding[2]!.id, ['in-progress'], { status: 'completed', holdsSlot: false });
+        expect((await store.calls.admit(ws, 5, 'n')).map((x) => x.id)).toEqual([later.id]);
+      });
+
       it('releases calls of one workspace only', async () => {
         const mine = await live(other);
         const { released } = await store.calls.releaseSlots(ws, [{ id: mine.id, endedAt: 1 }], 'n');

@@ -270,11 +270,12 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
   }
 
   /**
-   * Waiting calls that may take a slot now, oldest first, at most `room`: a batch's call only
-   * while its batch is dialing (a paused batch's calls were returned to it), and only while the
-   * workspace's calls holding slots (`held`, plus the ones admitted before it) stay within `max`
-   * minus its batch's reserved_concurrency. The caller holds the slot lock, or frees as many
-   * slots as it may fill.
+   * Waiting calls that may take a slot now, at most `room`: calls placed on their own first (a
+   * campaign's standby calls were dispatched ahead of need and must not hold them up), then the
+   * oldest first. A batch's call only while its batch is dialing (a paused batch's calls were
+   * returned to it), and only while the workspace's calls holding slots (`held`, plus the ones
+   * admitted before it) stay within `max` minus its batch's reserved_concurrency. The caller
+   * holds the slot lock, or frees as many slots as it may fill.
    */
   async function admittable(trx: Db, workspaceId: string, held: number, max: number, room: number) {
     if (room <= 0) return [];
@@ -291,6 +292,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       .where((eb) =>
         eb.or([eb('b.reserved_concurrency', 'is', null), eb('b.reserved_concurrency', '<=', max - held - 1)]),
       )
+      .orderBy(sql`case when w.batch_call_id is null then 0 else 1 end`)
       .orderBy('w.seq')
       .limit(room)
       .execute();
@@ -532,15 +534,17 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
           held as (select count(*)::int as n from calls where workspace_id = ${workspaceId} and holds_slot = 1),
           cap as (select greatest(1, max_concurrent_calls) as max from workspaces where id = ${workspaceId}),
           candidates as materialized (
-            select w.id, w.seq, coalesce(b.reserved_concurrency, 0) as reserved
+            select w.id, w.seq, coalesce(b.reserved_concurrency, 0) as reserved,
+              case when w.batch_call_id is null then 0 else 1 end as from_batch
             from calls as w left join batches as b on b.id = w.batch_call_id, held, freed, cap
             where w.workspace_id = ${workspaceId} and w.status = 'pending'
               and (w.batch_call_id is null or b.status in ('scheduled', 'in_progress'))
               and held.n - freed.n + 1 <= cap.max - coalesce(b.reserved_concurrency, 0)
-            order by w.seq limit ${admit ? releases.length : 0}
+            order by from_batch, w.seq
+            limit ${admit ? releases.length : 0}
             for update of w skip locked
           ),
-          ranked as (select id, reserved, row_number() over (order by seq) as rn from candidates),
+          ranked as (select id, reserved, row_number() over (order by from_batch, seq) as rn from candidates),
           admitted as (
             update calls as c set status = 'ringing', holds_slot = 1, node = ${node}, ringing_at = ${now},
               version = c.version + 1, updated_at = ${now}
