@@ -12,9 +12,22 @@ export function words(text: string): string[] {
   );
 }
 
+/**
+ * Recent answers of `normalize`: every turn compares the conversation's earlier lines with the
+ * agent's questions again, so the same few lines are normalized over and over (a campaign runs
+ * thousands of these conversations at once). Cleared when full.
+ */
+const normalized = new Map<string, string>();
+const NORMALIZED_MAX = 4096;
+
 /** Lowercase, punctuation-free, single-spaced text; used to compare lines. */
 export function normalize(text: string): string {
-  return words(text).join(' ');
+  const known = normalized.get(text);
+  if (known !== undefined) return known;
+  const result = words(text).join(' ');
+  if (normalized.size >= NORMALIZED_MAX) normalized.clear();
+  normalized.set(text, result);
+  return result;
 }
 
 /** Splits text into sentences (on . ! ? and line breaks), trimmed, without list markers. */
