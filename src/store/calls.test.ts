@@ -274,9 +274,14 @@ for (const target of storeTargets()) {
         expect(first.admitted.map((x) => x.id)).toEqual([single.id]);
         const next = await store.calls.releaseSlots(ws, [{ id: holding[1]!.id, endedAt: 2 }], 'n');
         expect(next.admitted.map((x) => x.id)).toEqual([standby[0]!.id]);
+        // A call placed on its own counts only such calls ahead of it (for its eta).
+        expect(await store.calls.queueAhead(ws, single.seq + 1_000)).toEqual({ waiting: 0, busy: 5 });
         // The locked admission orders them the same way.
         const later = await waiting();
-        await store.calls.update(ws, holding[2]!.id, ['in-progress'], { status: 'completed', holdsSlot: false });
+        await store.calls.update(ws, holding[2]!.id, ['in-progress'], {
+          status: 'completed',
+          holdsSlot: false,
+        });
         expect((await store.calls.admit(ws, 5, 'n')).map((x) => x.id)).toEqual([later.id]);
       });
 

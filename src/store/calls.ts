@@ -625,8 +625,9 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
     },
 
     /**
-     * For `eta`: the calls waiting before `seq` and the calls holding slots, read in one statement
-     * (one snapshot), so a call admitted meanwhile is counted once.
+     * For `eta` of a call placed on its own: the calls placed on their own waiting before `seq`
+     * (a campaign's standby calls wait behind them, see `admittable`) and the calls holding
+     * slots, read in one statement (one snapshot), so a call admitted meanwhile is counted once.
      */
     async queueAhead(workspaceId: string, seq: number): Promise<{ waiting: number; busy: number }> {
       const row = await db
@@ -636,6 +637,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
             .select(eb.fn.countAll<number>().as('n'))
             .where('workspace_id', '=', workspaceId)
             .where('status', '=', 'pending')
+            .where('batch_call_id', 'is', null)
             .where('seq', '<', seq)
             .as('waiting'),
           eb
