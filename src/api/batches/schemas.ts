@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NonEmptyString, PaginationSchema, StringEnum } from '../schemas/common.ts';
+import { NonEmptyString, Nullable, PaginationSchema, StringEnum } from '../schemas/common.ts';
 
 // Batch calls (spec "Batch calls", WIRE.md section 5).
 
@@ -45,7 +45,7 @@ export const BatchRecord = Type.Object({
   status: StringEnum(BATCH_STATUSES),
   model_id: Type.String(),
   from_phone_number: Type.String(),
-  trigger_timestamp: Type.Union([Type.Integer(), Type.Null()]),
+  trigger_timestamp: Nullable(Type.Integer()),
   reserved_concurrency: Type.Integer(),
   call_time_window: Type.Unknown(),
   total_task_count: Type.Integer(),
@@ -73,17 +73,17 @@ export const ListTasksQuery = Type.Object({
 
 export const TaskRecord = Type.Object({
   task_id: Type.String(),
-  id: Type.Union([Type.String(), Type.Null()]),
+  id: Nullable(Type.String()),
   to_phone_number: Type.String(),
-  lead_name: Type.Union([Type.String(), Type.Null()]),
-  lead_email: Type.Union([Type.String(), Type.Null()]),
-  custom_variables: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
-  override_model_id: Type.Union([Type.String(), Type.Null()]),
+  lead_name: Nullable(Type.String()),
+  lead_email: Nullable(Type.String()),
+  custom_variables: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  override_model_id: Nullable(Type.String()),
   status: StringEnum(TASK_STATUSES),
-  error_message: Type.Union([Type.String(), Type.Null()]),
-  call_id: Type.Union([Type.String(), Type.Null()]),
-  call_status: Type.Union([Type.String(), Type.Null()]),
-  end_call_reason: Type.Union([Type.String(), Type.Null()]),
+  error_message: Nullable(Type.String()),
+  call_id: Nullable(Type.String()),
+  call_status: Nullable(Type.String()),
+  end_call_reason: Nullable(Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),
 });

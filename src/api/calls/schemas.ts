@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CALL_STATUSES } from '../../calls/index.ts';
-import { HttpUrl, NonEmptyString, PaginationSchema, StringEnum } from '../schemas/common.ts';
+import { HttpUrl, NonEmptyString, Nullable, PaginationSchema, StringEnum } from '../schemas/common.ts';
 
 // The call resource (spec "Calls", WIRE.md section 4).
 
@@ -64,28 +64,28 @@ const Json = Type.Unknown();
 const callFields = {
   call_id: Type.String(),
   model_id: Type.String(),
-  end_call_reason: Type.Union([Type.String(), Type.Null()]),
-  custom_end_call_reason: Type.Union([Type.String(), Type.Null()]),
-  error_message: Type.Union([Type.String(), Type.Null()]),
+  end_call_reason: Nullable(Type.String()),
+  custom_end_call_reason: Nullable(Type.String()),
+  error_message: Nullable(Type.String()),
   type_of_call: StringEnum(['outbound', 'inbound', 'web'] as const),
   phone_number_from: Type.String(),
   phone_number_to: Type.String(),
   name: Type.String(),
-  lead_email: Type.Union([Type.String(), Type.Null()]),
-  lead_timezone: Type.Union([Type.String(), Type.Null()]),
+  lead_email: Nullable(Type.String()),
+  lead_timezone: Nullable(Type.String()),
   prompt_variables: Type.Record(Type.String(), Json),
   transcript: Type.String(),
   duration: Type.Integer({ description: 'Seconds from answer to hang-up.' }),
-  start_time: Type.Union([Type.String(), Type.Null()]),
-  end_time: Type.Union([Type.String(), Type.Null()]),
+  start_time: Nullable(Type.String()),
+  end_time: Nullable(Type.String()),
   timezone: Type.String(),
-  recording_url: Type.Union([Type.String(), Type.Null()]),
+  recording_url: Nullable(Type.String()),
   executed_actions: Type.Record(Type.String(), Json),
   collected_variables: Json,
   action_execution_timeline: Type.Array(Json),
   analysis: Json,
   metadata: Type.Record(Type.String(), Json),
-  batch_call_id: Type.Union([Type.String(), Type.Null()]),
+  batch_call_id: Nullable(Type.String()),
   quality: Json,
   created_at: Type.String(),
 };

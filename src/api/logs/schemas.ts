@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { WEBHOOK_STATUSES, WEBHOOK_TYPES } from '../../store/index.ts';
-import { NonEmptyString, StringEnum } from '../schemas/common.ts';
+import { NonEmptyString, Nullable, StringEnum } from '../schemas/common.ts';
 
 // Webhook logs (WIRE.md section 9): one row per webhook attempt, in a page list (section 1).
 
@@ -30,24 +30,24 @@ const Headers = Type.Record(Type.String(), Type.String());
 export const WebhookLogRead = Type.Object(
   {
     webhook_log_id: Type.String(),
-    webhook_id: Type.Union([Type.String(), Type.Null()], {
+    webhook_id: Nullable(Type.String(), {
       description: 'The webhook-id header: the same on every attempt of one webhook.',
     }),
     webhook_type: Type.String(),
     status: Type.String(),
-    call_id: Type.Union([Type.String(), Type.Null()]),
-    assistant_id: Type.Union([Type.String(), Type.Null()]),
+    call_id: Nullable(Type.String()),
+    assistant_id: Nullable(Type.String()),
     url: Type.String(),
     request_headers: Headers,
     request_body: Type.String({ description: 'As sent (at most 64 KiB kept).' }),
-    response_status_code: Type.Union([Type.Integer(), Type.Null()], {
+    response_status_code: Nullable(Type.Integer(), {
       description: 'null when no answer came (timeout, connection refused or closed).',
     }),
-    response_headers: Type.Union([Headers, Type.Null()]),
-    response_body: Type.Union([Type.String(), Type.Null()], { description: 'At most 64 KiB kept.' }),
+    response_headers: Nullable(Headers),
+    response_body: Nullable(Type.String(), { description: 'At most 64 KiB kept.' }),
     attempt_number: Type.Integer(),
     duration_ms: Type.Integer(),
-    error: Type.Union([Type.String(), Type.Null()]),
+    error: Nullable(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
   },
   { title: 'Webhook log' },
