@@ -6,7 +6,8 @@
 //     createStore in this process on a fresh database of the same dialect, store.batches.create /
 //     append with the same NewTask arrays, no HTTP. The figure is the API/raw time ratio.
 // (b) Listing: GET /v2/calls/batch/{id}/tasks?offset=N-100&limit=100 on that server (and offset 0
-//     for comparison), sequential requests over one keep-alive connection, p50/p95.
+//     for comparison), sequential requests over one keep-alive connection from a client process
+//     of its own (bench/clients/pages.ts), p50/p95.
 // (c) Dialing rate: the real engine (src/app.ts createEngine) in this process on a fresh store,
 //     sim carrier at speed 0, builtin model, max_concurrent_calls DIAL_CAP (high, so slots do not
 //     bound the rate), one batch of M recipients;
@@ -20,8 +21,9 @@
 // Every store is run on SQLite (temp dir) and on PostgreSQL (a fresh database on 127.0.0.1:5432,
 // dropped afterwards) when that server is reachable.
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { systemClock } from '../src/core/index.ts';
 import { createStore, type NewTask, type Store } from '../src/store/index.ts';
@@ -33,12 +35,14 @@ import {
   machine,
   markdownTable,
   onCleanup,
+  ROOT,
   startServer,
   tempDir,
   textTable,
   writeResultsSection,
 } from './lib.ts';
 
+const execFileAsync = promisify(execFile);
 const PG_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const REQUESTS = 100;
 const LIST_REPS = 300;
@@ -284,32 +288,36 @@ export async function apiIngest(dialect: Dialect, total: number): Promise<Omit<I
     const apiMs = times.reduce((a, b) => a + b, 0);
     times.sort((a, b) => a - b);
 
-    // (b) The last page and the first, one keep-alive connection, sequential, with node:http (a
-    // lighter client than fetch: its own parsing and garbage are not the API's latency).
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const get = (path: string) =>
-      new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = http.request(`${server.url}${path}`, { headers: auth, agent }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end();
-      });
-    const page = async (offset: number) => {
-      const t0 = performance.now();
-      const { status, text } = await get(`/v2/calls/batch/${batchId}/tasks?offset=${offset}&limit=100`);
-      const ms = performance.now() - t0;
-      if (status !== 200) throw new Error(`GET tasks at ${offset}: HTTP ${status}: ${text}`);
-      return { ms, text };
+    // (b) The last page and the first, each from a fresh child process (bench/clients/pages.ts:
+    // sequential, one keep-alive connection, node:http), so that this process's garbage from
+    // the ingest is not part of the latency measured.
+    const pagePath = (offset: number) => `/v2/calls/batch/${batchId}/tasks?offset=${offset}&limit=100`;
+    const timedPages = async (offset: number): Promise<number[]> => {
+      const { stdout } = await execFileAsync(
+        process.execPath,
+        [
+          'bin/tsx-run.js',
+          'bench/clients/pages.ts',
+          server.url,
+          BENCH_API_KEY,
+          String(LIST_REPS),
+          pagePath(offset),
+          `/v2/calls/batch/${batchId}`,
+        ],
+        { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
+      );
+      return JSON.parse(stdout) as number[];
+    };
+    const getText = async (path: string) => {
+      const res = await fetch(`${server.url}${path}`, { headers: auth });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`GET ${path}: HTTP ${res.status}: ${text.slice(0, 300)}`);
+      return text;
     };
     // The server's own time per request, from its request-duration histogram (cumulative
     // buckets of the tasks route).
     const buckets = async () => {
-      const { text } = await get('/metrics');
+      const text = await getText('/metrics');
       const route = 'route="/v2/calls/batch/:batch_call_id/tasks"';
       const count = (le: string) => {
         const line = text
@@ -326,19 +334,16 @@ export async function apiIngest(dialect: Dialect, total: number): Promise<Omit<I
       return { b2_5: count('0.0025'), b5: count('0.005'), all: count('+Inf') };
     };
     const deepOffset = total - 100;
-    const check = JSON.parse((await page(deepOffset)).text) as {
+    const check = JSON.parse(await getText(pagePath(deepOffset))) as {
       response: { tasks: { lead_name: string }[] };
     };
     if (check.response.tasks.length !== 100 || check.response.tasks[0]!.lead_name !== `Lead ${deepOffset}`)
       throw new Error(`GET tasks at ${deepOffset}: wrong page`);
-    const listDeep: number[] = [];
-    const listFirst: number[] = [];
-    for (let i = 0; i < 20; i++) await page(i % 2 ? 0 : deepOffset); // warm-up
+    for (let i = 0; i < 20; i++) await getText(pagePath(i % 2 ? 0 : deepOffset)); // the server's warm-up
     const before = await buckets();
-    for (let i = 0; i < LIST_REPS; i++) listDeep.push((await page(deepOffset)).ms);
+    const listDeep = await timedPages(deepOffset);
     const after = await buckets();
-    for (let i = 0; i < LIST_REPS; i++) listFirst.push((await page(0)).ms);
-    agent.destroy();
+    const listFirst = await timedPages(0);
     const n = after.all - before.all;
     if (n !== LIST_REPS) throw new Error(`the server's histogram counted ${n} deep pages, not ${LIST_REPS}`);
     const serverDeep = { within2_5: (after.b2_5 - before.b2_5) / n, within5: (after.b5 - before.b5) / n };
@@ -619,8 +624,10 @@ export async function runCampaignCase(ctx: CaseContext): Promise<void> {
   recipients (the same NewTask arrays the route builds), no HTTP. \`BENCH_CAMPAIGN_RECIPIENTS\`
   changes the count.
 - (b) After the ingest, ${LIST_REPS} × GET /v2/calls/batch/{id}/tasks?offset=${total - 100}&limit=100, then
-  ${LIST_REPS} × offset=0, sequential on one keep-alive connection (node:http), after 20 warm-ups;
-  client-side time to the whole body. The server's own time for the deep pages (onRequest to
+  ${LIST_REPS} × offset=0, each series from a fresh client process (bench/clients/pages.ts: one
+  keep-alive connection, node:http, sequential, after 20 warm-up GETs of the batch; the bench
+  process's own garbage from the ingest is not the API's latency), the server warmed up with 20
+  pages; client-side time to the whole body. The server's own time for the deep pages (onRequest to
   onResponse) comes from its request-duration histogram (GET /metrics before and after: the
   share of those requests within its 2.5 ms and 5 ms buckets).
 - (c) Dialing (run before the ingests, whose aftermath on PostgreSQL, checkpoints and vacuum of a
