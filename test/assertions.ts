@@ -57,3 +57,11 @@ export function expectNotFound(res: LightMyRequestResponse, status: 400 | 404 = 
   expect(d.errors).toBeUndefined();
   return d;
 }
+
+/** A 200 with the success envelope `{status: "ok", response?}`; returns `response`. */
+export function okResponse(res: { statusCode: number; body: string; json: () => unknown }): Json {
+  expect(res.statusCode, res.body).toBe(200);
+  const body = res.json() as { status: unknown; response: Json };
+  expect(body.status).toBe('ok');
+  return body.response;
+}

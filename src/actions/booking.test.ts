@@ -162,4 +162,47 @@ describe('REAL_TIME_BOOKING tools', () => {
       failed_reason: expect.stringContaining('down'),
     });
   });
+
+  it('starts offers at first_appt_date (a day in the timezone) and counts no_of_days from it', async () => {
+    const clock = createManualClock(at('2026-03-02T13:00:00Z'));
+    const calendar = fakeCalendar([]);
+    const tools = createRealTimeBookingTools(
+      { ...config, first_appt_date: '2026-03-10' },
+      { calendar: calendar.port, clock },
+    );
+    await tools.availability.execute({}, {});
+    expect(calendar.calls[0]?.arg).toEqual({
+      startMs: at('2026-03-10T04:00:00Z'), // midnight in New York (EDT from 2026-03-08)
+      endMs: at('2026-03-13T04:00:00Z'),
+    });
+    // A first day already past changes nothing.
+    const past = fakeCalendar([]);
+    await createRealTimeBookingTools(
+      { ...config, first_appt_date: '2026-01-01' },
+      { calendar: past.port, clock },
+    ).availability.execute({}, {});
+    expect(past.calls[0]?.arg).toEqual({
+      startMs: at('2026-03-02T15:00:00Z'),
+      endMs: at('2026-03-05T13:00:00Z'),
+    });
+  });
+
+  it('takes the published defaults (3 days, 3 slots, 3 hours) for absent numbers', async () => {
+    const clock = createManualClock(at('2026-03-02T13:00:00Z'));
+    const hourly = Array.from({ length: 10 }, (_, i) => ({
+      startMs: at('2026-03-02T17:00:00Z') + i * HOUR,
+      endMs: at('2026-03-02T17:30:00Z') + i * HOUR,
+    }));
+    const calendar = fakeCalendar(hourly);
+    const tools = createRealTimeBookingTools(
+      { name: 'Demo', timezone: 'America/New_York' },
+      { calendar: calendar.port, clock },
+    );
+    const out = await tools.availability.execute({}, {});
+    expect(calendar.calls[0]?.arg).toEqual({
+      startMs: at('2026-03-02T16:00:00Z'),
+      endMs: at('2026-03-05T13:00:00Z'),
+    });
+    expect((out.result as { slots: unknown[] }).slots).toHaveLength(3);
+  });
 });

@@ -2,22 +2,29 @@ import { systemClock, type Clock } from '../core/index.ts';
 import type { CalendarPort, TimeRange } from './ports.ts';
 import type { ActionRecorder } from './recorder.ts';
 import { sanitizeToolName, type ActionTool } from './types.ts';
-import { isValidTimeZone, parseZonedIso, toZonedIso } from './zoned-time.ts';
+import { isValidTimeZone, parseZonedIso, toZonedIso, zonedToMs } from './zoned-time.ts';
 
 // REAL_TIME_BOOKING (WIRE.md section 8) as two tools over a `CalendarPort`:
 // `<name>_availability` offers up to `max_time_slots` free slots that start at least
 // `min_hours_diff` hours from now and within `no_of_days` days, shown in `timezone`;
 // `<name>_book` books one of the slots offered in this conversation for the lead.
-// Each tool records its attempts under its own (tool) name.
+// Each tool records its attempts under its own (tool) name. With `first_appt_date`
+// (`YYYY-MM-DD`, a day in `timezone`), nothing before that day is offered and the `no_of_days`
+// count from it when it is in the future. Absent numbers take the published defaults (3 each).
 
 export const REAL_TIME_BOOKING_ACTION_TYPE = 'real_time_booking_action_type';
+export const DEFAULT_BOOKING_DAYS = 3;
+export const DEFAULT_BOOKING_SLOTS = 3;
+export const DEFAULT_BOOKING_MIN_HOURS = 3;
 
 export interface RealTimeBookingConfig {
   name: string;
   timezone: string;
-  no_of_days: number;
-  max_time_slots: number;
-  min_hours_diff: number;
+  no_of_days?: number;
+  max_time_slots?: number;
+  min_hours_diff?: number;
+  /** The first day to offer, `YYYY-MM-DD` in `timezone`. */
+  first_appt_date?: string;
   /** Which calendar (`builtin`, or the provider's id); the adapter is chosen by the caller. */
   calendar?: unknown;
 }
@@ -37,6 +44,16 @@ export interface RealTimeBookingTools {
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
+/** The start of `date` (`YYYY-MM-DD`) in `timeZone`; 0 when absent or not a date. */
+function firstDayMs(date: string | undefined, timeZone: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date ?? '');
+  if (!m) return 0;
+  return zonedToMs(
+    { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]), hour: 0, minute: 0 },
+    timeZone,
+  );
+}
+
 export function createRealTimeBookingTools(
   config: RealTimeBookingConfig,
   deps: RealTimeBookingDeps,
@@ -46,11 +63,21 @@ export function createRealTimeBookingTools(
   const availabilityName = `${base}_availability`;
   const bookName = `${base}_book`;
   const timeZone = isValidTimeZone(config.timezone) ? config.timezone : 'UTC';
+  const days = Math.max(0, config.no_of_days ?? DEFAULT_BOOKING_DAYS);
+  const maxSlots = Math.max(0, config.max_time_slots ?? DEFAULT_BOOKING_SLOTS);
+  const minHours = Math.max(0, config.min_hours_diff ?? DEFAULT_BOOKING_MIN_HOURS);
+  const firstDay = firstDayMs(config.first_appt_date, timeZone);
+  /** Where offers may start and end at `now`. */
+  const window = (now: number): TimeRange => {
+    const from = Math.max(now, firstDay);
+    return { startMs: Math.max(now + minHours * HOUR, firstDay), endMs: from + days * DAY };
+  };
   const hardCoded = {
     timezone: config.timezone,
-    no_of_days: config.no_of_days,
-    max_time_slots: config.max_time_slots,
-    min_hours_diff: config.min_hours_diff,
+    no_of_days: days,
+    max_time_slots: maxSlots,
+    min_hours_diff: minHours,
+    ...(config.first_appt_date ? { first_appt_date: config.first_appt_date } : {}),
     calendar: config.calendar ?? null,
   };
   /** Slots offered in this conversation, by start. */
@@ -85,9 +112,8 @@ export function createRealTimeBookingTools(
         },
         args,
       );
-      const now = clock.now();
-      const earliest = now + Math.max(0, config.min_hours_diff) * HOUR;
-      const range = { startMs: earliest, endMs: now + Math.max(0, config.no_of_days) * DAY };
+      const range = window(clock.now());
+      const earliest = range.startMs;
       let slots: TimeRange[];
       try {
         slots =
@@ -100,7 +126,7 @@ export function createRealTimeBookingTools(
       const chosen = slots
         .filter((s) => s.startMs >= earliest && s.startMs < range.endMs)
         .sort((a, b) => a.startMs - b.startMs)
-        .slice(0, Math.max(0, config.max_time_slots));
+        .slice(0, maxSlots);
       for (const s of chosen) offered.set(s.startMs, s);
       const shown = chosen.map((s) => ({
         start: toZonedIso(s.startMs, timeZone),
@@ -147,10 +173,8 @@ export function createRealTimeBookingTools(
       // builds them per message), a slot the calendar still shows free within the action's rules.
       let slot = offered.get(startMs);
       if (!slot) {
-        const now = clock.now();
-        const inRules =
-          startMs >= now + Math.max(0, config.min_hours_diff) * HOUR &&
-          startMs < now + Math.max(0, config.no_of_days) * DAY;
+        const rules = window(clock.now());
+        const inRules = startMs >= rules.startMs && startMs < rules.endMs;
         if (inRules) {
           try {
             const free = await deps.calendar.freeSlots(

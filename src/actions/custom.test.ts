@@ -139,6 +139,36 @@ describe('CUSTOM_ACTION tool', () => {
     );
   });
 
+  it('fills <name> placeholders, with variables_before_the_call between call variables and arguments', async () => {
+    const tool = createCustomActionTool(
+      config({
+        http_mode: 'GET',
+        url: `${base}/echo/<order_id>`,
+        headers: [{ key: 'X-Region', value: '<region>' }],
+        query_parameters: [
+          { key: 'city', value: '<city>' },
+          { key: 'who', value: '<customer>' },
+        ],
+        variables_before_the_call: [
+          { key: 'region', value: 'eu-{customer}' },
+          { key: 'city', value: 'Bergen' },
+          { key: 'order_id', value: 'never-used' },
+        ],
+        message_before_action_starts: 'This call may be recorded.',
+      }),
+      { http: fetchPort, variables: { customer: 'c7', city: 'Oslo' } },
+    );
+    expect(tool.messageBefore).toBe('This call may be recorded. One moment while I check.');
+    seen.length = 0;
+    await tool.execute({ order_id: 'A1', note: 'n', count: 1, vip: false }, {});
+    const url = new URL(seen[0]?.url ?? '', base);
+    expect(url.pathname).toBe('/echo/A1');
+    // The action's fixed value wins over the call's variable; the model's argument over both.
+    expect(url.searchParams.get('city')).toBe('Bergen');
+    expect(url.searchParams.get('who')).toBe('c7');
+    expect(seen[0]?.headers['x-region']).toBe('eu-c7');
+  });
+
   it('sends GET without a body and puts query auth in the query', async () => {
     const tool = createCustomActionTool(
       config({

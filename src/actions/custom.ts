@@ -5,18 +5,20 @@ import {
   type HttpResponse,
 } from '../core/index.ts';
 import type { ActionRecorder } from './recorder.ts';
-import { fillJsonBody, fillText, fillUrl, mergeValues } from './template.ts';
+import { fillJsonBody, fillText, fillUrl, mergeValues, type TemplateValues } from './template.ts';
 import { sanitizeToolName, type ActionTool, type ActionVariables } from './types.ts';
 
 // CUSTOM_ACTION (WIRE.md section 8) as a tool: the model sends the `variables_during_the_call`
-// as arguments; they and the call's variables fill the `{placeholders}` of the URL, headers,
-// query and JSON body; the request goes through the injected `HttpPort` (the safe fetch in
-// production) with `failure_timeout` and a response size cap.
+// as arguments; they, the action's `variables_before_the_call` and the call's variables fill the
+// placeholders (`{name}` or `<name>`, see template.ts) of the URL, headers, query, custom_auth
+// value and JSON body; the request goes through the injected `HttpPort` (the safe fetch in
+// production) with `failure_timeout` and a response size cap. A redirect to another origin
+// carries none of the configured headers or the custom_auth header (the safe fetch's rule).
 //
-// `speech_while_using_the_tool` is said BEFORE the request: it is exposed as the tool's
-// `messageBefore` (and recorded as `message_before_action`) for the transport to speak when the
-// call starts; it is not returned as the outcome's `say`. On failure the outcome's `say` is
-// `message_error` when set.
+// `message_before_action_starts` and `speech_while_using_the_tool` are said BEFORE the request
+// (in that order): they are exposed as the tool's `messageBefore` (and recorded as
+// `message_before_action`) for the transport to speak when the call starts; they are not
+// returned as the outcome's `say`. On failure the outcome's `say` is `message_error` when set.
 
 export const CUSTOM_ACTION_TYPE = 'custom_action_type';
 export const DEFAULT_FAILURE_TIMEOUT_SECONDS = 10;
@@ -56,8 +58,16 @@ export interface CustomActionConfig {
   /** An object as above, or a string sent as the Authorization header verbatim. */
   custom_auth?: CustomAuth | string | null;
   variables_during_the_call?: CustomActionVariable[];
+  /**
+   * Fixed values for the placeholders, `[{key, value}]`; a value may itself hold placeholders,
+   * filled from the call's variables. They take precedence over the call's variables of the same
+   * name; the model's arguments take precedence over them.
+   */
+  variables_before_the_call?: KeyValue[];
   run_action_before_call_start?: boolean;
   speech_while_using_the_tool?: string;
+  /** Said before the action runs, before `speech_while_using_the_tool`. */
+  message_before_action_starts?: string;
   /** Seconds. */
   failure_timeout?: number;
   message_error?: string;
@@ -137,7 +147,28 @@ function checkArgs(
   return { ok: true, values };
 }
 
-function buildRequest(config: CustomActionConfig, values: Record<string, unknown>) {
+/** The placeholder values of one run: the call's variables, the fixed ones, the arguments. */
+function runValues(
+  config: CustomActionConfig,
+  variables: ActionVariables | undefined,
+  args: Record<string, unknown>,
+): TemplateValues {
+  const call = variables ?? {};
+  const fixed: Record<string, string> = {};
+  for (const { key, value } of config.variables_before_the_call ?? []) {
+    if (key) fixed[key] = fillText(String(value), call);
+  }
+  return mergeValues({ ...call, ...fixed }, args);
+}
+
+/** What is said before the request runs (empty when nothing). */
+const messageBeforeOf = (config: CustomActionConfig): string =>
+  [config.message_before_action_starts, config.speech_while_using_the_tool]
+    .map((m) => m?.trim() ?? '')
+    .filter(Boolean)
+    .join(' ');
+
+function buildRequest(config: CustomActionConfig, values: TemplateValues) {
   const method = (config.http_mode ?? 'GET').toUpperCase();
   const url = new URL(fillUrl(config.url, values));
   const query = Array.isArray(config.query_parameters)
@@ -208,8 +239,8 @@ export async function runCustomAction(
       parameters_schema: customActionSchema(config),
       speak_on_failure: config.message_error ?? '',
       run_action_before_call_start: config.run_action_before_call_start ?? false,
-      message_before_action: config.speech_while_using_the_tool ?? '',
-      use_hard_coded_message: Boolean(config.speech_while_using_the_tool),
+      message_before_action: messageBeforeOf(config),
+      use_hard_coded_message: messageBeforeOf(config) !== '',
       action_failed_timeout: timeoutSeconds,
     },
     args,
@@ -222,7 +253,7 @@ export async function runCustomAction(
   if (!checked.ok) return fail(checked.error);
   let request: ReturnType<typeof buildRequest>;
   try {
-    request = buildRequest(config, mergeValues(deps.variables, checked.values));
+    request = buildRequest(config, runValues(config, deps.variables, checked.values));
   } catch {
     return fail('the action URL is not valid');
   }
@@ -249,7 +280,7 @@ export async function runCustomAction(
 
 export function createCustomActionTool(config: CustomActionConfig, deps: CustomActionDeps): CustomActionTool {
   return {
-    messageBefore: config.speech_while_using_the_tool ?? '',
+    messageBefore: messageBeforeOf(config),
     spec: {
       name: sanitizeToolName(config.name),
       description: config.description || `Runs the action "${config.name}".`,

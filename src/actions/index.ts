@@ -58,7 +58,14 @@ export {
   type HttpResponse,
   type SafeFetchOptions,
 } from '../core/index.ts';
-export { fillJsonBody, fillText, fillUrl } from './template.ts';
+export {
+  fillJsonBody,
+  fillText,
+  fillUrl,
+  isJsonBodyTemplate,
+  placeholderNames,
+  type TemplateValues,
+} from './template.ts';
 export {
   TRANSFER_FAILED_REASONS,
   chatCallControl,
@@ -78,6 +85,9 @@ export {
 } from './ports.ts';
 export { isValidTimeZone, parseZonedIso, toZonedIso, zonedToMs } from './zoned-time.ts';
 export {
+  DEFAULT_BOOKING_DAYS,
+  DEFAULT_BOOKING_MIN_HOURS,
+  DEFAULT_BOOKING_SLOTS,
   REAL_TIME_BOOKING_ACTION_TYPE,
   createRealTimeBookingTools,
   type RealTimeBookingConfig,
@@ -107,8 +117,29 @@ export {
 export {
   DEFAULT_TRANSFER_TIMEOUT_SECONDS,
   TRANSFER_ACTION_TYPE,
+  WEEKDAY_NAMES,
   createLiveTransferTool,
+  isHumanAvailable,
+  type HumanAvailability,
   type LiveTransferConfig,
   type LiveTransferDeps,
   type LiveTransferTool,
+  type WeekdayName,
 } from './transfer.ts';
+export {
+  CUSTOM_EVAL_ACTION_TYPE,
+  DEFAULT_EVAL_CATEGORY,
+  EVALUATION_TOOL,
+  EVAL_CATEGORIES,
+  evaluationPrompt,
+  evaluationToolSpec,
+  evaluationValue,
+  heuristicVerdict,
+  parseCustomEvalQuestion,
+  parseVerdict,
+  startEvaluation,
+  type CustomEvalQuestion,
+  type EvalCategory,
+  type EvalResult,
+  type EvalVerdict,
+} from './evaluation.ts';

@@ -105,6 +105,49 @@ describe('INCALL_SMS / INCALL_WHATSAPP tools', () => {
     ]);
   });
 
+  it('fills the template content_variables ({name} or <name>) and says message_before_action first', async () => {
+    const { sim, deps } = setup();
+    const tool = createInCallWhatsAppTool(
+      {
+        name: 'wa',
+        content_sid: 'HX0123',
+        content_variables: { '1': '<first_name>', '2': 'Dear {first_name}', '3': '<unknown>' },
+        message_before_action: 'Sending it now.',
+      },
+      deps,
+    );
+    expect(tool.messageBefore).toBe('Sending it now.');
+    await tool.execute({}, {});
+    expect(sim.sent()).toMatchObject([
+      {
+        channel: 'whatsapp',
+        template: { contentSid: 'HX0123', variables: { '1': 'Ada', '2': 'Dear Ada', '3': '<unknown>' } },
+      },
+    ]);
+  });
+
+  it('says fallback_message when no reply comes in time', async () => {
+    const { sim, deps, clock } = setup();
+    const tool = createInCallSmsTool(
+      {
+        name: 'ask',
+        message_body: 'Hi <first_name>, reply?',
+        wait_for_reply: true,
+        timeout_seconds: 5,
+        fallback_message: 'I did not get your reply.',
+      },
+      { ...deps, replies: simReplies(sim) },
+    );
+    const pending = tool.execute({}, {});
+    await vi.waitFor(() => expect(sim.sent()).toHaveLength(1));
+    expect(sim.sent()[0]?.body).toBe('Hi Ada, reply?');
+    await clock.tick(5_000);
+    expect(await pending).toMatchObject({
+      result: { ok: false, error: 'timeout' },
+      say: 'I did not get your reply.',
+    });
+  });
+
   it('waits for the reply when asked', async () => {
     const { sim, recorder, deps } = setup();
     const tool = createInCallSmsTool(

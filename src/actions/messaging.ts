@@ -8,7 +8,10 @@ import { sanitizeToolName, type ActionTool, type ActionVariables } from './types
 // through a `MessagingPort` to the lead's number (WIRE.md section 8). Names are kept exactly as
 // typed for the record; tool names are sanitized for the model. With `wait_for_reply` the
 // in-call tool waits up to `timeout_seconds` for the lead's answer through the `ReplyPort`; none
-// in time is a failed attempt with reason `timeout`.
+// in time is a failed attempt with reason `timeout` (and the agent says `fallback_message` when
+// set). Placeholders (`{name}` or `<name>`, template.ts) in the message text and in a WhatsApp
+// template's `content_variables` are filled from the conversation's variables; an in-call
+// message's `message_before_action` is said before it is sent.
 
 export const SEND_SMS_ACTION_TYPE = 'send_sms_action_type';
 export const INCALL_SMS_ACTION_TYPE = 'incall_sms_action_type';
@@ -26,8 +29,14 @@ export interface InCallMessageConfig {
   name: string;
   message_body?: string;
   content_sid?: string;
+  /** The template's variables by position (`{"1": "<user_name>"}`); values are templates. */
+  content_variables?: Record<string, string>;
   wait_for_reply?: boolean;
   timeout_seconds?: number;
+  /** Said when no reply comes within `timeout_seconds`. */
+  fallback_message?: string;
+  /** Said before the message is sent. */
+  message_before_action?: string;
   description?: string;
 }
 
@@ -61,11 +70,25 @@ function buildMessage(
   channel: MessagingChannel,
   deps: MessagingActionDeps,
   body: string | undefined,
-  contentSid: string | undefined,
+  template?: { contentSid?: string; variables?: Record<string, string> },
 ): OutboundMessage | string {
   if (!deps.to) return 'the lead has no phone number';
-  const filled = body ? fillText(body, deps.variables ?? {}).trim() : '';
-  if (contentSid) return { channel, from: deps.from, to: deps.to, template: { contentSid } };
+  const values = deps.variables ?? {};
+  if (template?.contentSid) {
+    const variables = Object.entries(template.variables ?? {}).map(
+      ([key, value]) => [key, fillText(String(value), values)] as const,
+    );
+    return {
+      channel,
+      from: deps.from,
+      to: deps.to,
+      template: {
+        contentSid: template.contentSid,
+        ...(variables.length > 0 ? { variables: Object.fromEntries(variables) } : {}),
+      },
+    };
+  }
+  const filled = body ? fillText(body, values).trim() : '';
   if (filled) return { channel, from: deps.from, to: deps.to, body: filled };
   return 'the message is empty';
 }
@@ -96,7 +119,7 @@ export async function sendAfterConversation(
     },
     {},
   );
-  const message = buildMessage('sms', deps, config.content, undefined);
+  const message = buildMessage('sms', deps, config.content);
   if (typeof message === 'string') {
     attempt?.fail(message);
     return { ok: false, result: { ok: false, error: message }, error: message };
@@ -126,7 +149,9 @@ function createInCallMessageTool(
     config.timeout_seconds && config.timeout_seconds > 0
       ? config.timeout_seconds
       : DEFAULT_REPLY_TIMEOUT_SECONDS;
+  const fallback = config.fallback_message?.trim() ?? '';
   return {
+    messageBefore: config.message_before_action?.trim() ?? '',
     spec: {
       name: sanitizeToolName(config.name),
       description:
@@ -144,6 +169,7 @@ function createInCallMessageTool(
           parameters_hard_coded: {
             message_body: config.message_body ?? '',
             content_sid: config.content_sid ?? '',
+            content_variables: config.content_variables ?? {},
             wait_for_reply: config.wait_for_reply ?? false,
             timeout_seconds: timeoutSeconds,
           },
@@ -156,7 +182,10 @@ function createInCallMessageTool(
         attempt?.fail(error, extra);
         return { result: { ok: false, error, ...extra } };
       };
-      const message = buildMessage(channel, deps, config.message_body, config.content_sid);
+      const message = buildMessage(channel, deps, config.message_body, {
+        contentSid: config.content_sid,
+        variables: config.content_variables,
+      });
       if (typeof message === 'string') return fail(message);
       if (config.wait_for_reply && !deps.replies) return fail('replies_unavailable');
       const sinceMs = clock.now();
@@ -181,7 +210,10 @@ function createInCallMessageTool(
             deps.replies.waitForReply({ channel, from: deps.to, to: deps.from, sinceMs }, waiting.signal),
             timedOut,
           ]);
-          if (reply === 'timeout') return fail('timeout', value);
+          if (reply === 'timeout') {
+            const failed = fail('timeout', value);
+            return fallback ? { ...failed, say: fallback } : failed;
+          }
           value.reply = reply.body;
         } catch (err) {
           return fail(context.signal?.aborted ? 'aborted' : errorText(err), value);

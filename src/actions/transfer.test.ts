@@ -92,4 +92,56 @@ describe('LIVE_TRANSFER tool', () => {
       [2, 'failed', 'transfer_method_unsupported'],
     ]);
   });
+
+  it('transfers warm_transfer_with_context warm', async () => {
+    const { requests, deps } = setup({ ok: true });
+    await createLiveTransferTool({ ...config, transfer_mode: 'warm_transfer_with_context' }, deps).execute(
+      {},
+      {},
+    );
+    expect(requests).toEqual([{ to: config.phone, mode: 'warm', timeoutMs: 20_000 }]);
+  });
+
+  it('fails with number_not_found when only a phone book is named (no carrier call)', async () => {
+    const { requests, recorder, deps } = setup({ ok: true });
+    const { phone: _phone, ...rest } = config;
+    const out = await createLiveTransferTool({ ...rest, phone_book_id: 'pb_1' }, deps).execute({}, {});
+    expect(out).toEqual({
+      result: { ok: false, failed_reason: 'number_not_found' },
+      say: 'Sorry, nobody is available.',
+    });
+    expect(requests).toEqual([]);
+    expect(recorder.timeline).toMatchObject([{ status: 'failed', failed_reason: 'number_not_found' }]);
+  });
+
+  it('transfers only within human_availability (in its time zone) when it is active', async () => {
+    // The setup's clock: Monday 2026-03-02 15:00 UTC, 16:00 in Berlin.
+    const availability = (from: string, to: string, active = true) => ({
+      timezone: 'Europe/Berlin',
+      schedule: [
+        { weekday: 'tuesday' as const, interval: [{ from: '00:00', to: '24:00' }] },
+        { weekday: 'monday' as const, interval: [{ from, to }] },
+      ],
+      unavailable_message: 'We are closed now.',
+      active,
+    });
+    const run = async (human_availability: ReturnType<typeof availability>) => {
+      const { requests, deps, clock } = setup({ ok: true });
+      const out = await createLiveTransferTool({ ...config, human_availability }, { ...deps, clock }).execute(
+        {},
+        {},
+      );
+      return { out, transferred: requests.length };
+    };
+    expect(await run(availability('09:00', '16:01'))).toMatchObject({
+      transferred: 1,
+      out: { result: { ok: true } },
+    });
+    expect(await run(availability('09:00', '16:00'))).toEqual({
+      transferred: 0,
+      out: { result: { ok: false, failed_reason: 'destination_unavailable' }, say: 'We are closed now.' },
+    });
+    expect(await run(availability('16:30', '18:00'))).toMatchObject({ transferred: 0 });
+    expect(await run(availability('16:30', '18:00', false))).toMatchObject({ transferred: 1 });
+  });
 });

@@ -1,25 +1,52 @@
-import { toIso } from '../core/index.ts';
-import type { CallControlPort, TransferMode } from './ports.ts';
+import { systemClock, toIso, type Clock } from '../core/index.ts';
+import type { CallControlPort, TransferFailedReason, TransferMode } from './ports.ts';
 import type { ActionRecorder } from './recorder.ts';
 import { sanitizeToolName, type ActionTool } from './types.ts';
+import { isValidTimeZone, wallTime } from './zoned-time.ts';
 
 // LIVE_TRANSFER (WIRE.md section 8) as a tool over a `CallControlPort`. `initiating_msg` is said
 // before the transfer starts (through `say`, and exposed as `messageBefore`); `failed_msg` is the
 // outcome's `say` when it fails. The failure cause is one of the spec's transfer
 // `failed_reason` values; a warm transfer that connects records `human_connected_at`.
+// `warm_transfer_with_context` transfers warm. An action that names a `phone_book_id` and no
+// `phone` fails with `number_not_found` (Parley has no phone books). With an active
+// `human_availability`, a transfer asked for outside its schedule fails with
+// `destination_unavailable` and the agent says `unavailable_message` (else `failed_msg`).
 
 export const TRANSFER_ACTION_TYPE = 'transfer_call_action_type';
 export const DEFAULT_TRANSFER_TIMEOUT_SECONDS = 30;
 
+export const WEEKDAY_NAMES = [
+  'sunday',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+] as const;
+export type WeekdayName = (typeof WEEKDAY_NAMES)[number];
+
+/** When people take transfers: `HH:MM` intervals per weekday, in `timezone`. */
+export interface HumanAvailability {
+  timezone: string;
+  schedule: { weekday: WeekdayName; interval: { from: string; to: string }[] }[];
+  unavailable_message?: string;
+  active: boolean;
+}
+
 export interface LiveTransferConfig {
   name: string;
-  phone: string;
-  transfer_mode?: 'cold_transfer' | 'warm_transfer';
+  /** Absent when the action names a phone book instead. */
+  phone?: string;
+  phone_book_id?: string;
+  transfer_mode?: 'cold_transfer' | 'warm_transfer' | 'warm_transfer_with_context';
   instructions?: string;
   initiating_msg?: string;
   failed_msg?: string;
   /** Seconds. */
   timeout?: number;
+  human_availability?: HumanAvailability;
 }
 
 export interface LiveTransferDeps {
@@ -28,6 +55,27 @@ export interface LiveTransferDeps {
   /** Speaks a line now (before the transfer starts). */
   say?: (text: string) => Promise<void> | void;
   action_id?: string;
+  /** For `human_availability` (default: the system clock). */
+  clock?: Clock;
+}
+
+const minutesOf = (hhmm: string): number => {
+  const [h = '0', m = '0'] = hhmm.split(':');
+  return Number(h) * 60 + Number(m);
+};
+
+/** Whether `availability` (when active) lets a transfer happen at `ms`. */
+export function isHumanAvailable(availability: HumanAvailability | undefined, ms: number): boolean {
+  if (!availability?.active) return true;
+  const zone = isValidTimeZone(availability.timezone) ? availability.timezone : 'UTC';
+  const now = wallTime(ms, zone);
+  const day = WEEKDAY_NAMES[now.weekday];
+  const minute = now.hour * 60 + now.minute;
+  return availability.schedule.some(
+    (entry) =>
+      entry.weekday === day &&
+      entry.interval.some((i) => minute >= minutesOf(i.from) && minute < minutesOf(i.to)),
+  );
 }
 
 export interface LiveTransferTool extends ActionTool {
@@ -35,7 +83,8 @@ export interface LiveTransferTool extends ActionTool {
 }
 
 export function createLiveTransferTool(config: LiveTransferConfig, deps: LiveTransferDeps): LiveTransferTool {
-  const mode: TransferMode = config.transfer_mode === 'warm_transfer' ? 'warm' : 'cold';
+  const mode: TransferMode = config.transfer_mode?.startsWith('warm_transfer') ? 'warm' : 'cold';
+  const clock = deps.clock ?? systemClock;
   const timeoutSeconds =
     config.timeout && config.timeout > 0 ? config.timeout : DEFAULT_TRANSFER_TIMEOUT_SECONDS;
   const schema = { type: 'object', properties: {}, additionalProperties: false };
@@ -54,7 +103,8 @@ export function createLiveTransferTool(config: LiveTransferConfig, deps: LiveTra
           action_id: deps.action_id,
           description: config.instructions ?? '',
           parameters_hard_coded: {
-            phone: config.phone,
+            phone: config.phone ?? '',
+            ...(config.phone_book_id ? { phone_book_id: config.phone_book_id } : {}),
             transfer_mode: config.transfer_mode ?? 'cold_transfer',
             timeout: timeoutSeconds,
           },
@@ -66,6 +116,18 @@ export function createLiveTransferTool(config: LiveTransferConfig, deps: LiveTra
         },
         args,
       );
+      const failed = (reason: TransferFailedReason, say = config.failed_msg) => {
+        attempt?.fail(reason);
+        const result = { ok: false, failed_reason: reason };
+        return say ? { result, say } : { result };
+      };
+      if (!isHumanAvailable(config.human_availability, clock.now())) {
+        return failed(
+          'destination_unavailable',
+          config.human_availability?.unavailable_message || config.failed_msg,
+        );
+      }
+      if (!config.phone) return failed('number_not_found');
       if (config.initiating_msg && deps.say) await deps.say(config.initiating_msg);
       let outcome;
       try {
@@ -77,11 +139,7 @@ export function createLiveTransferTool(config: LiveTransferConfig, deps: LiveTra
       } catch {
         outcome = { ok: false as const, reason: 'carrier_unavailable' as const };
       }
-      if (!outcome.ok) {
-        attempt?.fail(outcome.reason);
-        const result = { ok: false, failed_reason: outcome.reason };
-        return config.failed_msg ? { result, say: config.failed_msg } : { result };
-      }
+      if (!outcome.ok) return failed(outcome.reason);
       const value: Record<string, unknown> = { transferred: true, mode };
       if (outcome.humanConnectedAt !== undefined) value.human_connected_at = toIso(outcome.humanConnectedAt);
       attempt?.succeed(value);

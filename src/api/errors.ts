@@ -91,9 +91,10 @@ export function errorBody(request: FastifyRequest, mapped: Mapped, now: number):
   };
 }
 
-export function registerErrorHandling(app: FastifyInstance, bodyLimit: number, clock: Clock): void {
+export function registerErrorHandling(app: FastifyInstance, clock: Clock): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const mapped = mapError(err, bodyLimit);
+    // The limit that applied: a route's own (batches take 32 MiB) or the server's.
+    const mapped = mapError(err, request.routeOptions.bodyLimit);
     if (mapped.status >= 500) {
       request.log.error({ err }, 'request failed');
     }

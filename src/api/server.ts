@@ -28,6 +28,9 @@ import { batchRoutes } from './batches/routes.ts';
 import { simulationRoutes } from './simulations/routes.ts';
 import { calendarRoutes } from './calendar/routes.ts';
 import { logRoutes } from './logs/routes.ts';
+import { contactRoutes } from './contacts/routes.ts';
+import { analyticsRoutes } from './analytics/routes.ts';
+import { voiceRoutes } from './voices/routes.ts';
 import { messagingRoutes } from './messaging/routes.ts';
 import { numberRoutes } from './numbers/routes.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -91,8 +94,21 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   // JSON in (WIRE.md section 1): Fastify's built-in text/plain parser would hand a string to the
   // body schema ("body must be object") instead of the content-type 400.
   app.removeContentTypeParser('text/plain');
+  // An empty body is no body (item 1 of docs/api-notes.md "Compatibility"): many HTTP clients send
+  // `content-type: application/json` on every request of a session, DELETEs and body-less POSTs
+  // included. A route that needs a body then answers its schema's 400 naming `body`.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
   const clock = deps.clock ?? systemClock;
-  registerErrorHandling(app, deps.bodyLimitBytes, clock);
+  registerErrorHandling(app, clock);
 
   app.decorateRequest('workspace', null as never);
   app.addHook('onRequest', async (request, reply) => {
@@ -144,6 +160,9 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await v2.register(subaccountRoutes, { store: deps.store, auth });
       await v2.register(workspaceRoutes, { store: deps.store, auth });
       await v2.register(logRoutes, { store: deps.store });
+      await v2.register(contactRoutes, { store: deps.store });
+      await v2.register(analyticsRoutes, { store: deps.store, clock });
+      await v2.register(voiceRoutes);
       const services =
         deps.services ??
         createConversationServices({

@@ -8,7 +8,9 @@ import { ParleyError } from './errors.ts';
 // resolves to is checked at connect time (the check sits in the socket's `lookup`, so a DNS
 // answer cannot change between check and connect) and IP literals before any connection;
 // loopback, private, link-local, CGNAT, unique-local, unspecified and similar addresses are
-// refused unless `allowPrivateNetwork`. Redirects are followed by hand, each hop checked again.
+// refused unless `allowPrivateNetwork`. Redirects are followed by hand, each hop checked again;
+// a hop to another origin carries none of the caller's headers but a safe few (see
+// CROSS_ORIGIN_REDIRECT_HEADERS).
 // A timeout covers the whole exchange; the body is cut at a size cap.
 
 export interface HttpRequest {
@@ -19,6 +21,11 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Overrides the port's default cap for this request. */
   maxBytes?: number;
+  /**
+   * Headers of this request that are no secret and may follow a redirect to another origin (a
+   * webhook's signature: it proves this body only). Every other header stops at the origin.
+   */
+  keepAcrossOrigins?: readonly string[];
 }
 
 export interface HttpResponse {
@@ -141,6 +148,39 @@ function blockedError(host: string, address: string): OutboundHttpError {
   );
 }
 
+/**
+ * The caller's headers kept when a redirect leads to another origin (scheme, host or port
+ * differs): the fetch standard's CORS-safelisted request headers and `user-agent`. Every other
+ * header the caller set is dropped, whether or not it looks like a credential (`Authorization`,
+ * `Cookie`, but also `X-Api-Key`, a custom action's configured headers...): only the caller knows
+ * which of its headers are secrets, so none of them follows the request to a host it did not name.
+ */
+export const CROSS_ORIGIN_REDIRECT_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'accept-language',
+  'content-language',
+  'content-type',
+  'user-agent',
+]);
+
+/** The headers of the next hop of a redirect (see CROSS_ORIGIN_REDIRECT_HEADERS). */
+function headersForRedirect(
+  request: HttpRequest,
+  crossOrigin: boolean,
+  toGet: boolean,
+): Record<string, string> {
+  const next: Record<string, string> = {};
+  const kept = new Set((request.keepAcrossOrigins ?? []).map((h) => h.toLowerCase()));
+  for (const [key, value] of Object.entries(request.headers ?? {})) {
+    const name = key.toLowerCase();
+    if (crossOrigin && !CROSS_ORIGIN_REDIRECT_HEADERS.has(name) && !kept.has(name)) continue;
+    // A redirect that turns the request into a GET has no body to describe.
+    if (toGet && (name === 'content-type' || name === 'content-length')) continue;
+    next[key] = value;
+  }
+  return next;
+}
+
 type LookupCallback = (
   err: NodeJS.ErrnoException | null,
   address: string | dns.LookupAddress[],
@@ -260,18 +300,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}): HttpPort {
       const toGet =
         response.status === 303 ||
         ((response.status === 301 || response.status === 302) && current.method === 'POST');
-      const headers = { ...current.headers };
-      if (next.origin !== url.origin) {
-        for (const key of Object.keys(headers)) {
-          if (['authorization', 'cookie', 'proxy-authorization'].includes(key.toLowerCase()))
-            delete headers[key];
-        }
-      }
-      if (toGet) {
-        for (const key of Object.keys(headers)) {
-          if (['content-type', 'content-length'].includes(key.toLowerCase())) delete headers[key];
-        }
-      }
+      const headers = headersForRedirect(current, next.origin !== url.origin, toGet);
       current = {
         ...current,
         method: toGet ? 'GET' : current.method,

@@ -8,3 +8,4 @@ export * from './config.ts';
 export * from './http.ts';
 export * from './coalesce.ts';
 export * from './group-commit.ts';
+export * from './variables.ts';

@@ -20,3 +20,12 @@ export {
   createCalcomCalendar,
   type CalcomOptions,
 } from './calendar/calcom.ts';
+export {
+  VOICES,
+  VOICE_PROVIDERS,
+  findVoices,
+  voiceById,
+  type Voice,
+  type VoiceGender,
+  type VoiceQuery,
+} from './voices.ts';

@@ -83,7 +83,10 @@ export const noMessaging: MessagingPort = {
   },
 };
 
-/** One line per action kind that runs as tools; SEND_SMS runs after the conversation. */
+/**
+ * One line per action kind that runs as tools; SEND_SMS and CUSTOM_EVAL run after the
+ * conversation (finish.ts) and offer no tool.
+ */
 const FACTORIES: Partial<Record<Action['kind'], ToolFactory>> = {
   INFORMATION_EXTRACTOR: (action, ports) => [
     createInformationExtractorTool(action.config as unknown as InformationExtractorConfig, {
@@ -105,6 +108,7 @@ const FACTORIES: Partial<Record<Action['kind'], ToolFactory>> = {
       callControl: ports.effects.callControl,
       recorder: ports.recorder,
       action_id: action.id,
+      clock: ports.effects.clock,
     }),
   ],
   REAL_TIME_BOOKING: (action, ports) => {

@@ -1,10 +1,20 @@
 import {
+  EVALUATION_TOOL,
+  evaluationPrompt,
+  evaluationToolSpec,
+  evaluationValue,
   extractorToolName,
+  heuristicVerdict,
+  parseCustomEvalQuestion,
+  parseVerdict,
   sendAfterConversation,
+  startEvaluation,
+  type CustomEvalQuestion,
+  type EvalVerdict,
   type InformationExtractorConfig,
   type SendSmsConfig,
 } from '../actions/index.ts';
-import { collectChat, type LLM, type ToolCall } from '../providers/index.ts';
+import { LLMError, collectChat, type CollectedChat, type LLM, type ToolCall } from '../providers/index.ts';
 import { noMessaging, type ActionEffects, type ConversationActions } from './actions.ts';
 
 // What runs once a conversation is over (a call ended, a chat completed):
@@ -14,7 +24,10 @@ import { noMessaging, type ActionEffects, type ConversationActions } from './act
 //    so over the same transcript a pass would find nothing new, and it is skipped;
 // 2. SEND_SMS actions: sent to the lead. With a configured model, an action whose `instructions`
 //    say when to send is sent only if the model, reading the transcript, says so; with the
-//    builtin (no judgement available) it is sent.
+//    builtin (no judgement available) it is sent;
+// 3. CUSTOM_EVAL actions: each question is answered over the transcript, with one model call per
+//    question (a required tool call, its answer read robustly), or on the builtin model by the
+//    deterministic heuristic of src/actions/evaluation.ts. Each answer is a run on the timeline.
 // Failures are recorded on the action timeline; nothing here throws for a model or a provider.
 
 export interface FinishOptions {
@@ -32,6 +45,7 @@ const isBuiltin = (llm: LLM) => llm.name === 'builtin';
 export async function finishConversation(options: FinishOptions): Promise<void> {
   await finalExtraction(options);
   await sendAfterMessages(options);
+  await runEvaluations(options);
 }
 
 /** The extractors not collected during the conversation, each with its tool name. */
@@ -144,5 +158,64 @@ async function sendAfterMessages(options: FinishOptions): Promise<void> {
       shouldSend: (instructions) => shouldSend(options, instructions),
       ...(options.signal ? { signal: options.signal } : {}),
     });
+  }
+}
+
+/** One question's verdict from the model; an error text when it fails or answers unusably. */
+async function askModel(
+  options: FinishOptions,
+  question: CustomEvalQuestion,
+): Promise<{ ok: true; verdict: EvalVerdict } | { ok: false; error: string }> {
+  let result: CollectedChat;
+  try {
+    result = await collectChat(
+      options.llm.chat({
+        ...(options.model ? { model: options.model } : {}),
+        messages: [
+          { role: 'system', content: evaluationPrompt(question) },
+          { role: 'user', content: options.transcript },
+        ],
+        tools: [evaluationToolSpec(question)],
+        toolChoice: 'required',
+        temperature: 0,
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    );
+  } catch (err) {
+    const detail = err instanceof LLMError ? `${String(err.code)}: ${err.message}` : errorText(err);
+    return { ok: false, error: `model error (${detail})` };
+  }
+  if (result.finishReason === 'aborted') return { ok: false, error: 'aborted' };
+  const call = result.toolCalls.find((c) => c.name === EVALUATION_TOOL);
+  const parsed = parseVerdict(question, {
+    ...(call ? { toolArguments: call.arguments } : {}),
+    text: result.text,
+  });
+  return parsed.ok ? parsed : { ok: false, error: `the model's answer could not be used: ${parsed.error}` };
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Answers each attached CUSTOM_EVAL question over the transcript; one timeline run each. */
+export async function runEvaluations(options: FinishOptions): Promise<void> {
+  const { actions } = options;
+  for (const action of actions.actions) {
+    if (action.kind !== 'CUSTOM_EVAL') continue;
+    const question = parseCustomEvalQuestion(action.config);
+    if (!question) continue; // refused by the API; only a row written otherwise can be unusable
+    const attempt = startEvaluation({ recorder: actions.recorder, action_id: action.id, question });
+    if (options.transcript.trim() === '') {
+      attempt.succeed(
+        evaluationValue(question, { result: null, reason: 'nothing to evaluate: the conversation is empty' }),
+      );
+      continue;
+    }
+    if (isBuiltin(options.llm)) {
+      attempt.succeed(evaluationValue(question, heuristicVerdict(question, options.transcript)));
+      continue;
+    }
+    const answer = await askModel(options, question);
+    if (answer.ok) attempt.succeed(evaluationValue(question, answer.verdict));
+    else attempt.fail(answer.error, evaluationValue(question, { result: null, reason: answer.error }));
   }
 }

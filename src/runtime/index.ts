@@ -22,7 +22,7 @@ export {
   type CalendarResolver,
   type CalendarResolverOptions,
 } from './calendar.ts';
-export { finalExtraction, finishConversation, type FinishOptions } from './finish.ts';
+export { finalExtraction, finishConversation, runEvaluations, type FinishOptions } from './finish.ts';
 export {
   knowledgeBasesOf,
   knowledgeFor,

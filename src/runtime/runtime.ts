@@ -80,7 +80,7 @@ export interface AgentRuntime {
    * custom actions first; their results feed the prompt and greeting.
    */
   open(setup: ConversationSetup): Promise<Conversation>;
-  /** After the end: the final extraction pass and SEND_SMS actions. */
+  /** After the end: the final extraction pass, SEND_SMS actions and CUSTOM_EVAL questions. */
   finish(conversation: Conversation, options?: { signal?: AbortSignal }): Promise<void>;
 }
 

@@ -23,6 +23,7 @@ function toChat(row: Selectable<ChatTable>): Chat {
     remoteNumber: row.remote_number ?? null,
     lastInboundAt:
       row.last_inbound_at === null || row.last_inbound_at === undefined ? null : Number(row.last_inbound_at),
+    openedWithoutKey: Number(row.opened_without_key) === 1,
   };
 }
 
@@ -37,6 +38,8 @@ export interface NewChat {
   /** sms/whatsapp chats: the workspace's number and the other side's (E.164). */
   ownNumber?: string | null;
   remoteNumber?: string | null;
+  /** Opened without an API key (a public widget). */
+  openedWithoutKey?: boolean;
 }
 
 /** The two ends of a text-message conversation. */
@@ -91,6 +94,7 @@ export function chatsRepo(db: Db, clock: Clock) {
           own_number: input.ownNumber ?? null,
           remote_number: input.remoteNumber ?? null,
           last_inbound_at: null,
+          opened_without_key: input.openedWithoutKey ? 1 : 0,
         })
         .onConflict((oc) => oc.column('id').doNothing())
         .returningAll()

@@ -84,3 +84,23 @@ export type {
   SimulationRunsRepo,
   SimulationSession,
 } from './simulation-runs.ts';
+export type {
+  Contact,
+  ContactListOptions,
+  ContactMetadata,
+  ContactPatch,
+  ContactSearch,
+  ContactsRepo,
+  NewContact,
+} from './contacts.ts';
+export {
+  DAY_MS,
+  RECENT_CALLS,
+  type ActionGroup,
+  type AgentGroup,
+  type AnalyticsData,
+  type AnalyticsFilter,
+  type AnalyticsRepo,
+  type CallGroup,
+  type RecentCall,
+} from './analytics.ts';

@@ -35,6 +35,23 @@ export interface KnowledgeSource {
   updatedAt: number;
 }
 
+/** A source without its text, as source listings read it: the text's start and its length. */
+export interface KnowledgeSourceSummary extends Omit<KnowledgeSource, 'content'> {
+  /** The first `previewChars` characters (Unicode code points) of the extracted text. */
+  preview: string;
+  /** Length of the extracted text in Unicode code points. */
+  characters: number;
+}
+
+export interface SourcePageOptions {
+  limit: number;
+  offset: number;
+  /** Only sources whose title contains this, whatever the case. */
+  name?: string;
+  /** Characters of the text to read into `preview`. */
+  previewChars: number;
+}
+
 export interface NewKnowledgeBase {
   name: string;
   ragUseCondition?: string;
@@ -120,6 +137,9 @@ function toSource(row: Selectable<KnowledgeSourceTable>): KnowledgeSource {
     updatedAt: Number(row.updated_at),
   };
 }
+
+/** Case folding of the source-name filter, the same on every dialect (done here, not in SQL). */
+const foldName = (text: string) => text.normalize('NFKC').toLowerCase();
 
 /** Runs `fn` in one transaction (or in the one already open). */
 export type Transact = <T>(fn: (db: Db) => Promise<T>) => Promise<T>;
@@ -327,6 +347,93 @@ export function knowledgeRepo(db: Db, clock: Clock, dialect: DialectName, transa
         .orderBy('seq', 'asc')
         .execute();
       return rows.map(toSource);
+    },
+
+    /**
+     * A page of the base's sources, oldest first, without their text: only its first
+     * `previewChars` characters and its length are read (`substr`/`length` count code points on
+     * both dialects). The name filter folds case in JavaScript over the base's titles (so it is the
+     * same on both dialects, non-ASCII letters included), then reads only the page's rows.
+     */
+    async pageSources(
+      workspaceId: string,
+      baseId: string,
+      options: SourcePageOptions,
+    ): Promise<{ items: KnowledgeSourceSummary[]; total: number }> {
+      const { limit, offset, previewChars } = options;
+      if (!Number.isInteger(previewChars) || previewChars < 0) throw new Error('bad previewChars');
+      const summaries = () =>
+        db
+          .selectFrom('knowledge_sources')
+          .select([
+            'id',
+            'workspace_id',
+            'knowledge_base_id',
+            'type',
+            'title',
+            'url',
+            'status',
+            'error',
+            'created_at',
+            'updated_at',
+          ])
+          .select(sql<string>`substr(content, 1, ${sql.lit(previewChars)})`.as('preview'))
+          .select(sql<number>`length(content)`.as('characters'))
+          .where('workspace_id', '=', workspaceId)
+          .where('knowledge_base_id', '=', baseId);
+      type Row = Awaited<ReturnType<ReturnType<typeof summaries>['execute']>>[number];
+      const toSummary = (row: Row): KnowledgeSourceSummary => ({
+        id: row.id,
+        workspaceId: row.workspace_id,
+        knowledgeBaseId: row.knowledge_base_id,
+        type: row.type as KnowledgeSourceType,
+        title: row.title,
+        url: row.url,
+        status: row.status as KnowledgeSourceStatus,
+        error: row.error,
+        createdAt: Number(row.created_at),
+        updatedAt: Number(row.updated_at),
+        preview: row.preview,
+        characters: Number(row.characters),
+      });
+
+      const name = options.name ?? '';
+      if (name !== '') {
+        const term = foldName(name);
+        const titles = await db
+          .selectFrom('knowledge_sources')
+          .select(['id', 'title'])
+          .where('workspace_id', '=', workspaceId)
+          .where('knowledge_base_id', '=', baseId)
+          .orderBy('seq', 'asc')
+          .execute();
+        const matching = titles.filter((r) => foldName(r.title).includes(term)).map((r) => r.id);
+        const pageIds = matching.slice(offset, offset + limit);
+        if (pageIds.length === 0) return { items: [], total: matching.length };
+        const rows = await summaries().where('id', 'in', pageIds).orderBy('seq', 'asc').execute();
+        return { items: rows.map(toSummary), total: matching.length };
+      }
+
+      const rows = await summaries().orderBy('seq', 'asc').limit(limit).offset(offset).execute();
+      const count = await db
+        .selectFrom('knowledge_sources')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('workspace_id', '=', workspaceId)
+        .where('knowledge_base_id', '=', baseId)
+        .executeTakeFirst();
+      return { items: rows.map(toSummary), total: Number(count?.n ?? 0) };
+    },
+
+    /** Sets the source's title only (its text and index stay). Null when not found. */
+    async renameSource(workspaceId: string, id: string, title: string): Promise<KnowledgeSource | null> {
+      const row = await db
+        .updateTable('knowledge_sources')
+        .set({ title, updated_at: clock.now() })
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toSource(row) : null;
     },
 
     /** The source's chunks in order. */

@@ -7,7 +7,15 @@ import { bumpAgentsVersion } from './workspaces.ts';
 import type { Page, PhoneNumber } from './records.ts';
 import type { PhoneNumberTable } from './schema.ts';
 
-function toPhoneNumber(row: Selectable<PhoneNumberTable>): PhoneNumber {
+/** A number with the details the published record shows (migration 015). */
+export interface NumberRecord extends PhoneNumber {
+  /** A human-readable name ('' when none). */
+  friendlyName: string;
+  /** The published provider name it was imported with (`twilio`, `zoom`...), or null. */
+  providerName: string | null;
+}
+
+function toPhoneNumber(row: Selectable<PhoneNumberTable>): NumberRecord {
   return {
     id: row.id,
     workspaceId: row.workspace_id,
@@ -16,6 +24,8 @@ function toPhoneNumber(row: Selectable<PhoneNumberTable>): PhoneNumber {
     provider: row.provider,
     sip: fromJson<Record<string, unknown>>(row.sip),
     defaultAgentId: row.default_agent_id,
+    friendlyName: row.friendly_name,
+    providerName: row.provider_name,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -26,6 +36,21 @@ export interface NewPhoneNumber {
   number: string;
   provider: string;
   sip?: Record<string, unknown> | null;
+  friendlyName?: string;
+  providerName?: string | null;
+}
+
+/** Fields a number update may set; absent ones are kept. */
+export interface PhoneNumberPatch {
+  provider?: string;
+  sip?: Record<string, unknown> | null;
+  friendlyName?: string;
+  providerName?: string | null;
+}
+
+export interface NumberListFilter {
+  /** true: only numbers attached to some agent; false: only numbers attached to none. */
+  attached?: boolean;
 }
 
 // Changes to attachments (attach, detach, delete) bump the workspace's agents version, as agent
@@ -50,7 +75,7 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
 
   return {
     /** Imports a number; returns null when the workspace already has it. */
-    async create(workspaceId: string, input: NewPhoneNumber): Promise<PhoneNumber | null> {
+    async create(workspaceId: string, input: NewPhoneNumber): Promise<NumberRecord | null> {
       const now = clock.now();
       const row = await db
         .insertInto('phone_numbers')
@@ -62,6 +87,8 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
           provider: input.provider,
           sip: toJson(input.sip ?? null),
           default_agent_id: null,
+          friendly_name: input.friendlyName ?? '',
+          provider_name: input.providerName ?? null,
           created_at: now,
           updated_at: now,
         })
@@ -71,7 +98,7 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
       return row ? toPhoneNumber(row) : null;
     },
 
-    async getBySlug(workspaceId: string, slug: string): Promise<PhoneNumber | null> {
+    async getBySlug(workspaceId: string, slug: string): Promise<NumberRecord | null> {
       const row = await db
         .selectFrom('phone_numbers')
         .selectAll()
@@ -82,7 +109,7 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
     },
 
     /** The workspace's numbers among `slugs` (unknown ones are simply absent from the result). */
-    async findBySlugs(workspaceId: string, slugs: string[]): Promise<PhoneNumber[]> {
+    async findBySlugs(workspaceId: string, slugs: string[]): Promise<NumberRecord[]> {
       if (slugs.length === 0) return [];
       const rows = await db
         .selectFrom('phone_numbers')
@@ -94,13 +121,48 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
     },
 
     /** Newest first. */
-    async list(workspaceId: string, limit: number, offset: number): Promise<Page<PhoneNumber>> {
-      const base = db.selectFrom('phone_numbers').where('workspace_id', '=', workspaceId);
+    async list(
+      workspaceId: string,
+      limit: number,
+      offset: number,
+      filter: NumberListFilter = {},
+    ): Promise<Page<NumberRecord>> {
+      let base = db.selectFrom('phone_numbers').where('workspace_id', '=', workspaceId);
+      const { attached } = filter;
+      if (attached !== undefined) {
+        base = base.where((eb) => {
+          const anyAgent = eb.exists(
+            eb
+              .selectFrom('agent_phone_numbers as a')
+              .select('a.agent_id')
+              .whereRef('a.phone_number_id', '=', 'phone_numbers.id'),
+          );
+          return attached ? anyAgent : eb.not(anyAgent);
+        });
+      }
       const [rows, count] = await Promise.all([
         base.selectAll().orderBy('seq', 'desc').limit(limit).offset(offset).execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return { items: rows.map(toPhoneNumber), total: Number(count.n) };
+    },
+
+    /** Updates the given fields; null when the workspace has no such number. */
+    async update(workspaceId: string, id: string, patch: PhoneNumberPatch): Promise<NumberRecord | null> {
+      const row = await db
+        .updateTable('phone_numbers')
+        .set({
+          ...(patch.provider !== undefined ? { provider: patch.provider } : {}),
+          ...(patch.sip !== undefined ? { sip: toJson(patch.sip) } : {}),
+          ...(patch.friendlyName !== undefined ? { friendly_name: patch.friendlyName } : {}),
+          ...(patch.providerName !== undefined ? { provider_name: patch.providerName } : {}),
+          updated_at: clock.now(),
+        })
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toPhoneNumber(row) : null;
     },
 
     /** Deletes the number and detaches it from every agent. */
@@ -145,8 +207,8 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
     },
 
     /** Numbers attached to each of the given agents, in the order they were attached. */
-    async attachedTo(workspaceId: string, agentIds: string[]): Promise<Map<string, PhoneNumber[]>> {
-      const byAgent = new Map<string, PhoneNumber[]>(agentIds.map((id) => [id, []]));
+    async attachedTo(workspaceId: string, agentIds: string[]): Promise<Map<string, NumberRecord[]>> {
+      const byAgent = new Map<string, NumberRecord[]>(agentIds.map((id) => [id, []]));
       if (agentIds.length === 0) return byAgent;
       const [only] = agentIds;
       const rows =

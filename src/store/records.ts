@@ -81,6 +81,8 @@ export interface Chat {
   remoteNumber: string | null;
   /** When the other side last wrote (ms); null before any inbound message. */
   lastInboundAt: number | null;
+  /** Opened without an API key (a public widget): the only chats keyless messages reach. */
+  openedWithoutKey: boolean;
 }
 
 export const ACTION_KINDS = [
@@ -91,6 +93,7 @@ export const ACTION_KINDS = [
   'INCALL_SMS',
   'INCALL_WHATSAPP',
   'CUSTOM_ACTION',
+  'CUSTOM_EVAL',
 ] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 

@@ -65,6 +65,10 @@ export interface PhoneNumberTable {
   /** SIP trunk settings for provider `sip` (JSON) or null. */
   sip: unknown;
   default_agent_id: string | null;
+  /** A human-readable name ('' when none). */
+  friendly_name: Generated<string>;
+  /** The published provider name it was imported with (`twilio`, `zoom`...), or null. */
+  provider_name: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -98,6 +102,8 @@ export interface ChatTable {
   remote_number: string | null;
   /** When the other side last wrote (ms); null before any inbound message. */
   last_inbound_at: number | null;
+  /** 1: opened without an API key (a public widget); only such chats take keyless messages. */
+  opened_without_key: Generated<number>;
 }
 
 export interface KnowledgeBaseTable {
@@ -195,6 +201,7 @@ export interface Schema {
   simulation_sessions: SimulationSessionTable;
   simulations: SimulationTable;
   nodes: NodeTable;
+  contacts: ContactTable;
 }
 
 export interface CalendarHoursTable {
@@ -435,4 +442,21 @@ export interface NodeTable {
   name: string;
   started_at: number;
   last_seen_at: number;
+}
+
+/** A workspace's contact (`/v2/contacts`). */
+export interface ContactTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** `name` lowercased (JavaScript's toLowerCase) for case-insensitive search on both dialects. */
+  name_folded: string;
+  /** E.164. */
+  phone_number: string;
+  email: string | null;
+  /** The client's `contact_metadata` object (JSON). */
+  metadata: unknown;
+  created_at: number;
+  updated_at: number;
 }

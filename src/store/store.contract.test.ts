@@ -178,6 +178,9 @@ for (const target of storeTargets()) {
               '011-batches',
               '012-simulations',
               '013-nodes',
+              '014-contacts',
+              '015-number-details',
+              '016-keyless-chats',
             ],
           });
           expect(await fresh.isReady()).toBe(true);
@@ -702,6 +705,8 @@ for (const target of storeTargets()) {
           provider: 'twilio',
           sip: null,
           defaultAgentId: null,
+          friendlyName: '',
+          providerName: null,
           createdAt: clock.now(),
           updatedAt: clock.now(),
         });
@@ -913,6 +918,7 @@ for (const target of storeTargets()) {
           ownNumber: null,
           remoteNumber: null,
           lastInboundAt: null,
+          openedWithoutKey: false,
         });
         expect(await store.chats.get(w.id, CHAT_A)).toEqual(chat);
         expect(await store.chats.get(other.id, CHAT_A)).toBeNull();

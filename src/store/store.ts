@@ -21,6 +21,8 @@ import {
 import { migrateToLatest, pendingMigrations, type MigrationReport } from './migrations/index.ts';
 import { phoneNumbersRepo } from './phone-numbers.ts';
 import { simulationsRepo } from './simulations.ts';
+import { contactsRepo } from './contacts.ts';
+import { analyticsRepo } from './analytics.ts';
 import { workspacesRepo } from './workspaces.ts';
 import { webhooksRepo } from './webhooks.ts';
 
@@ -57,6 +59,8 @@ export function repositories(
     simulationRuns: simulationRunsRepo(db, clock, transact),
     batches: batchesRepo(db, clock, dialect, transact, limits.maxTasksPerBatch),
     simulations: simulationsRepo(db, clock, dialect, transact),
+    contacts: contactsRepo(db, clock, dialect, transact),
+    analytics: analyticsRepo(db, dialect),
   };
 }
 

@@ -16,7 +16,7 @@ import {
   type Store,
   type WebhookStatus,
 } from '../store/index.ts';
-import { signWebhook } from './signing.ts';
+import { SIGNATURE_HEADERS, signWebhook } from './signing.ts';
 
 // Delivers the webhook outbox (WIRE.md section 9). The delivery row is the truth: a worker claims
 // due rows for a lease (src/store/webhooks.ts), makes one signed POST per row, then records the
@@ -341,6 +341,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         body: delivery.body,
         signal: request.signal,
         maxBytes: MAX_LOG_BODY_BYTES,
+        keepAcrossOrigins: SIGNATURE_HEADERS,
       });
       outcome = outcomeOf(delivery, response);
     } catch (err) {

@@ -392,9 +392,10 @@ describe('interpretInboundAnswer', () => {
     expect(interpretInboundAnswer(body)).toMatchObject(expected);
   });
 
-  it('custom_variables: non-objects ignored, __proto__ stays an own key', () => {
+  it('custom_variables: an object or {key, value} items, anything else ignored, __proto__ stays an own key', () => {
     expect(normalizeCustomVariables('x')).toEqual({});
     expect(normalizeCustomVariables([1, 2])).toEqual({});
+    expect(normalizeCustomVariables([{ key: 'city', value: 'Oslo' }])).toEqual({ city: 'Oslo' });
     const vars = normalizeCustomVariables(JSON.parse('{"__proto__":{"polluted":1},"a":1}'));
     expect(Object.getPrototypeOf(vars)).toBe(Object.prototype);
     expect(Object.keys(vars)).toEqual(['__proto__', 'a']);

@@ -19,8 +19,9 @@
 // `inbound_webhook` log row.
 
 import { Webhook } from 'standardwebhooks';
-import { OutboundHttpError, newId } from '../core/index.ts';
-import type { Clock, HttpPort, HttpResponse } from '../core/index.ts';
+import { OutboundHttpError, newId, toVariableMap } from '../core/index.ts';
+import type { Clock, HttpPort, HttpResponse, VariableMap } from '../core/index.ts';
+import { SIGNATURE_HEADERS } from './signing.ts';
 
 export const DEFAULT_INBOUND_WEBHOOK_TIMEOUT_MS = 2500;
 export const DEFAULT_INBOUND_WEBHOOK_BUDGET_MS = 10_000;
@@ -81,7 +82,7 @@ export interface InboundWebhookDeps {
   signal?: AbortSignal;
 }
 
-export type CustomVariables = Record<string, string | number | boolean>;
+export type CustomVariables = VariableMap;
 
 export type InboundDecision =
   | {
@@ -116,20 +117,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Keeps strings, numbers and booleans as they are, drops nulls and turns objects and arrays into
- * their JSON text (so prompt templates still get something meaningful). A non-object
- * `custom_variables` is ignored.
+ * The answer's `custom_variables`, as an object or the spec's `{key, value}` items: strings,
+ * numbers and booleans as they are, nulls dropped, objects and arrays as their JSON text.
+ * Anything else is ignored.
  */
 export function normalizeCustomVariables(value: unknown): CustomVariables {
-  if (!isPlainObject(value)) return {};
-  const entries: [string, string | number | boolean][] = [];
-  for (const [key, v] of Object.entries(value)) {
-    if (typeof v === 'string' || typeof v === 'boolean') entries.push([key, v]);
-    else if (typeof v === 'number' && Number.isFinite(v)) entries.push([key, v]);
-    else if (typeof v === 'object' && v !== null) entries.push([key, JSON.stringify(v)]);
-  }
-  // fromEntries defines own properties, so a `__proto__` key cannot reach the prototype.
-  return Object.fromEntries(entries);
+  return toVariableMap(value);
 }
 
 export type InboundAnswer =
@@ -270,6 +263,7 @@ export async function routeInboundCall(
         headers,
         body,
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        keepAcrossOrigins: SIGNATURE_HEADERS,
       });
       if (response.status < 200 || response.status > 299) {
         error = `the receiver answered ${response.status}`;

@@ -31,6 +31,12 @@ function signer(secret: string): Webhook {
   return wh;
 }
 
+/**
+ * The signature headers: no secret (they prove one body, at one time), so they follow a redirect to
+ * another origin, where a moved receiver still verifies them.
+ */
+export const SIGNATURE_HEADERS: readonly string[] = ['webhook-id', 'webhook-timestamp', 'webhook-signature'];
+
 /** The headers of one signed webhook request. */
 export function signWebhook(input: SignWebhookInput): Record<string, string> {
   if (input.secrets.length === 0) throw new Error('signWebhook: no secret');

@@ -96,24 +96,73 @@ forEachStore('actions API', (target) => {
       for (const [kind, config, actionType] of cases) {
         const res = await create({ [kind]: config });
         expect(res.statusCode, res.body).toBe(200);
-        const body = res.json() as { status: string; response: { action_id: string; action_type: string } };
+        const body = res.json() as {
+          status: string;
+          response: { action_id: string; action_type: string; prompt_variables: string[] };
+        };
         expect(body.status).toBe('ok');
-        expect(Object.keys(body.response).sort()).toEqual(['action_id', 'action_type']);
+        expect(Object.keys(body.response).sort()).toEqual(['action_id', 'action_type', 'prompt_variables']);
         expect(body.response.action_id).toMatch(UUID);
         expect(body.response.action_type).toBe(actionType);
+        // The custom action's only placeholder is its own variable: nothing for the conversation.
+        expect(body.response.prompt_variables).toEqual([]);
         const read = await get(body.response.action_id);
         expect(read.statusCode).toBe(200);
-        const action = (read.json() as { response: Json }).response;
+        const { actions, ...action } = (read.json() as { response: Json & { actions: Json[] } }).response;
+        const { name: _name, description: _description, ...hardCoded } = config;
         expect(action).toEqual({
           action_id: body.response.action_id,
           kind,
           action_type: actionType,
           name: kind === 'INFORMATION_EXTRACTOR' ? 'email' : config.name,
+          description: config.description ?? config.instructions ?? '',
           config,
+          parameters_hard_coded: {
+            ...hardCoded,
+            ...(kind === 'SEND_SMS' ? { sms_message_text: config.content } : {}),
+            ...(kind === 'INCALL_SMS' ? { sms_message_text: config.message_body } : {}),
+          },
+          input_variables: { values: expect.any(Array) },
           created_at: expect.stringMatching(ISO),
           updated_at: expect.stringMatching(ISO),
         });
+        // The published shape: the same action as a one-element `actions` array.
+        expect(actions).toEqual([action]);
       }
+    });
+
+    it('reads input_variables in the published value types', async () => {
+      const read = async (payload: Json) =>
+        ((await get(await mustCreate(payload))).json() as { response: { input_variables: Json } }).response
+          .input_variables;
+      expect(await read({ INFORMATION_EXTRACTOR: EXTRACTOR })).toEqual({
+        values: [
+          { name: 'email', type: 'string', description: EXTRACTOR.description, example: 'ann@example.com' },
+        ],
+      });
+      expect(
+        await read({ INFORMATION_EXTRACTOR: { identifier: 'ok', description: 'Agrees', kind: 'yes_no' } }),
+      ).toEqual({ values: [{ name: 'ok', type: 'boolean', description: 'Agrees', example: '' }] });
+      const typed = await read({
+        CUSTOM_ACTION: {
+          ...CUSTOM,
+          variables_during_the_call: [
+            { name: 'a', type: 'int' },
+            { name: 'b', type: 'float' },
+            { name: 'c', type: 'bool' },
+            { name: 'd', type: 'email' },
+            { name: 'e' },
+          ],
+        },
+      });
+      expect((typed.values as Json[]).map((v) => [v.name, v.type])).toEqual([
+        ['a', 'integer'],
+        ['b', 'number'],
+        ['c', 'boolean'],
+        ['d', 'string'],
+        ['e', 'string'],
+      ]);
+      expect(await read({ LIVE_TRANSFER: TRANSFER })).toEqual({ values: [] });
     });
 
     it('lists newest first with limit/offset and rejects out-of-range paging', async () => {
@@ -362,9 +411,138 @@ forEachStore('actions API', (target) => {
       const id = await mustCreate({ SEND_SMS: { name: 'bye', content: 'x' } });
       const res = await remove(id);
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ status: 'ok', response: { action_id: id } });
+      expect(res.json()).toEqual({ status: 'ok', response: { action_id: id, answer: 'ok' } });
       expectNotFound(await get(id));
       expectNotFound(await remove(id));
+    });
+  });
+
+  describe('CUSTOM_EVAL', () => {
+    const QUESTION = {
+      identifier: 'polite',
+      text: 'Was the agent polite?',
+      category: 'pass_fail',
+      expected_result: 'true',
+    };
+    const read = async (id: string) => {
+      const res = await get(id);
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { response: Json }).response;
+    };
+
+    it('creates the published body and reads it back like the other kinds', async () => {
+      const res = await create({ CUSTOM_EVAL: { question: QUESTION } });
+      expect(res.statusCode, res.body).toBe(200);
+      const created = (res.json() as { response: Json }).response;
+      expect(created).toEqual({
+        action_id: expect.stringMatching(UUID),
+        action_type: 'custom_eval_action_type',
+        prompt_variables: [],
+      });
+      const { actions, ...action } = await read(created.action_id as string);
+      expect(action).toEqual({
+        action_id: created.action_id,
+        kind: 'CUSTOM_EVAL',
+        action_type: 'custom_eval_action_type',
+        name: 'polite',
+        description: 'Was the agent polite?',
+        config: { question: QUESTION },
+        parameters_hard_coded: { question: QUESTION },
+        input_variables: { values: [] },
+        created_at: expect.stringMatching(ISO),
+        updated_at: expect.stringMatching(ISO),
+      });
+      expect(actions).toEqual([action]);
+      const list = await t.call({ method: 'GET', url: '/v2/actions?limit=1000' });
+      const listed = (list.json() as { response: { actions: Json[] } }).response.actions;
+      expect(listed.find((a) => a.action_id === created.action_id)).toEqual(action);
+    });
+
+    it('stores category pass_fail when absent; every category is accepted', async () => {
+      const id = await mustCreate({ CUSTOM_EVAL: { question: { identifier: 'q', text: 'Any issue?' } } });
+      expect((await read(id)).config).toEqual({
+        question: { identifier: 'q', text: 'Any issue?', category: 'pass_fail' },
+      });
+      for (const category of ['numeric', 'descriptive', 'likert_scale']) {
+        const other = await mustCreate({ CUSTOM_EVAL: { question: { ...QUESTION, category } } });
+        expect(((await read(other)).config as { question: Json }).question.category).toBe(category);
+      }
+    });
+
+    it('refuses bad input naming the field', async () => {
+      const bad = (question: unknown) => create({ CUSTOM_EVAL: { question } as Json });
+      const where = (field: string) => ['body', 'CUSTOM_EVAL', 'question', field];
+      expectFieldError(await bad({ ...QUESTION, category: 'vibes' }), where('category'));
+      const { identifier: _i, ...noIdentifier } = QUESTION;
+      expectFieldError(await bad(noIdentifier), where('identifier'));
+      const { text: _t, ...noText } = QUESTION;
+      expectFieldError(await bad(noText), where('text'));
+      expectFieldError(await bad({ ...QUESTION, identifier: '' }), where('identifier'));
+      expectFieldError(await bad({ ...QUESTION, identifier: 5 }), where('identifier'));
+      expectFieldError(await bad({ ...QUESTION, text: ['x'] }), where('text'));
+      expectFieldError(await bad({ ...QUESTION, expected_result: true }), where('expected_result'));
+      expectFieldError(await bad('polite?'), ['body', 'CUSTOM_EVAL', 'question']);
+      expectFieldError(await create({ CUSTOM_EVAL: {} }), ['body', 'CUSTOM_EVAL', 'question']);
+      // Still one kind key only.
+      expectFieldError(await create({ CUSTOM_EVAL: { question: QUESTION }, SEND_SMS: { content: 'x' } }), [
+        'body',
+      ]);
+    });
+
+    it('merges an update into the question; refuses a bad one and another kind', async () => {
+      const id = await mustCreate({ CUSTOM_EVAL: { question: { ...QUESTION, category: 'numeric' } } });
+      const put = (payload: Json) => update(id, payload);
+      let res = await put({ CUSTOM_EVAL: { question: { text: 'How polite, 1 to 10?' } } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({ status: 'ok', response: { action_id: id } });
+      let action = await read(id);
+      expect(action.config).toEqual({
+        question: { ...QUESTION, category: 'numeric', text: 'How polite, 1 to 10?' },
+      });
+      expect(action.description).toBe('How polite, 1 to 10?');
+      res = await put({ CUSTOM_EVAL: { question: { identifier: 'politeness', category: 'likert_scale' } } });
+      expect(res.statusCode, res.body).toBe(200);
+      action = await read(id);
+      expect(action.name).toBe('politeness');
+      expect((action.config as { question: Json }).question).toMatchObject({
+        identifier: 'politeness',
+        category: 'likert_scale',
+        expected_result: 'true',
+      });
+      expectFieldError(await put({ CUSTOM_EVAL: { question: { category: 'vibes' } } }), [
+        'body',
+        'CUSTOM_EVAL',
+        'question',
+        'category',
+      ]);
+      expectFieldError(await put({ CUSTOM_EVAL: { question: { text: '' } } }), [
+        'body',
+        'CUSTOM_EVAL',
+        'question',
+        'text',
+      ]);
+      expectFieldError(await put({ SEND_SMS: { content: 'x' } }), ['body', 'SEND_SMS']);
+      expect((await read(id)).name).toBe('politeness');
+      // An update of another kind does not take CUSTOM_EVAL.
+      const sms = await mustCreate({ SEND_SMS: { name: 'bye', content: 'x' } });
+      expectFieldError(await update(sms, { CUSTOM_EVAL: { question: QUESTION } }), ['body', 'CUSTOM_EVAL']);
+    });
+
+    it('attaches, detaches and deletes like the other kinds; collects no input variables', async () => {
+      const agent = await newAgent();
+      const id = await mustCreate({ CUSTOM_EVAL: { question: QUESTION } });
+      let res = await attach(agent, [id]);
+      expect(res.statusCode, res.body).toBe(200);
+      expect((res.json() as { response: Json }).response).toEqual({ model_id: agent, actions: [id] });
+      const shown = await readAgent(agent, true);
+      expect(shown.actions).toEqual([id]);
+      expect(shown.input_variables).toEqual([]);
+      res = await detach(agent, [id]);
+      expect((res.json() as { response: Json }).response).toEqual({ model_id: agent, actions: [] });
+      await attach(agent, [id]);
+      expect((await remove(id)).statusCode).toBe(200);
+      expectNotFound(await get(id));
+      expect((await readAgent(agent, true)).actions).toEqual([]);
     });
   });
 

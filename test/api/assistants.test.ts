@@ -222,7 +222,7 @@ forEachStore('agents API', (target) => {
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().details).toEqual({ phone: '', voice: 'v-1' });
       const agent = await getAgent(res.json().response.model_id as string);
-      expect(agent).toMatchObject({ ...payload, phone_number: null });
+      expect(agent).toMatchObject({ ...payload, phone_number: '' });
       expect(agent.agent).toEqual(payload.agent);
     });
   });
@@ -303,8 +303,8 @@ forEachStore('agents API', (target) => {
       ['invalid timezone', { agent: { timezone: 'Mars/Olympus_Mons' } }, ['body', 'agent', 'timezone']],
       ['empty timezone', { agent: { timezone: '' } }, ['body', 'agent', 'timezone']],
       [
-        'duration_seconds 0',
-        { max_duration: { duration_seconds: 0 } },
+        'duration_seconds 0 while enabled',
+        { max_duration: { duration_seconds: 0, is_enabled: true } },
         ['body', 'max_duration', 'duration_seconds'],
       ],
       [
@@ -413,12 +413,12 @@ forEachStore('agents API', (target) => {
           language: 'en-US',
           timezone: 'UTC',
         },
-        phone_number: null,
-        external_webhook_url: null,
-        inbound_call_webhook_url: null,
+        phone_number: '',
+        external_webhook_url: '',
+        inbound_call_webhook_url: '',
         is_recording: false,
-        max_duration: null,
-        voicemail_message: null,
+        max_duration: { is_enabled: false },
+        voicemail_message: { enabled: false },
         end_call_reasons: [],
         knowledge_base_id: null,
         attached_phone_numbers: [],
@@ -677,8 +677,8 @@ forEachStore('agents API', (target) => {
       ['unknown patience_level', { agent: { patience_level: 'zen' } }, ['body', 'agent', 'patience_level']],
       ['non-http webhook', { external_webhook_url: 'mailto:a@b.c' }, ['body', 'external_webhook_url']],
       [
-        'duration_seconds 0',
-        { max_duration: { duration_seconds: 0 } },
+        'duration_seconds 0 while enabled',
+        { max_duration: { duration_seconds: 0, is_enabled: true } },
         ['body', 'max_duration', 'duration_seconds'],
       ],
       ['bad phone_number', { phone_number: 'abc' }, ['body', 'phone_number']],
@@ -687,6 +687,20 @@ forEachStore('agents API', (target) => {
       const before = await getAgent(id);
       expectFieldError(await update(id, payload), loc);
       expect(await getAgent(id)).toEqual(before);
+    });
+
+    it('keeps a disabled duration_seconds 0, and refuses enabling it until a length is given', async () => {
+      const id = await createAgent({ max_duration: { duration_seconds: 0, is_enabled: false } });
+      expect((await getAgent(id)).max_duration).toEqual({ duration_seconds: 0, is_enabled: false });
+      expectFieldError(await update(id, { max_duration: { is_enabled: true } }), [
+        'body',
+        'max_duration',
+        'duration_seconds',
+      ]);
+      expect(
+        (await update(id, { max_duration: { is_enabled: true, duration_seconds: 60 } })).statusCode,
+      ).toBe(200);
+      expect((await getAgent(id)).max_duration).toEqual({ duration_seconds: 60, is_enabled: true });
     });
 
     it.each([MISSING_ID, 'nope'])('answers 400 not_found for unknown id %s', async (id) => {
@@ -1239,10 +1253,10 @@ forEachStore('agents: extra keys and cleared numbers', (target) => {
     const id = created.json().response.model_id as string;
     const read = async () =>
       (await t.call({ method: 'GET', url: `/v2/assistants/${id}` })).json().response.assistants[0];
-    expect((await read()).phone_number).toBeNull();
+    expect((await read()).phone_number).toBe('');
     await t.call({ method: 'PUT', url: `/v2/assistants/${id}`, payload: { phone_number: '+14155550199' } });
     expect((await read()).phone_number).toBe('+14155550199');
     await t.call({ method: 'PUT', url: `/v2/assistants/${id}`, payload: { phone_number: '' } });
-    expect((await read()).phone_number).toBeNull();
+    expect((await read()).phone_number).toBe('');
   });
 });

@@ -9,7 +9,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const SOME_ID = '00000000-0000-4000-8000-000000000000';
 
 /** Every /v2 operation, with a body where it takes one. */
-const V2_ROUTES: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; payload?: object }[] = [
+const V2_ROUTES: { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; url: string; payload?: object }[] = [
   { method: 'GET', url: '/v2/assistants/' },
   { method: 'GET', url: '/v2/assistants' },
   { method: 'POST', url: '/v2/assistants', payload: agentBody() },
@@ -25,6 +25,7 @@ const V2_ROUTES: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; paylo
   { method: 'POST', url: '/v2/custom-numbers', payload: { phone_number: '+14155550100', provider: 'sim' } },
   { method: 'GET', url: '/v2/numbers' },
   { method: 'GET', url: '/v2/numbers/14155550100' },
+  { method: 'PATCH', url: '/v2/numbers/14155550100', payload: { friendly_name: 'x' } },
   { method: 'DELETE', url: '/v2/numbers/14155550100' },
   { method: 'POST', url: '/v2/subaccounts', payload: { name: 'x' } },
   { method: 'GET', url: '/v2/subaccounts' },

@@ -148,6 +148,16 @@ forEachStore('inbound calls', (target) => {
     expect(logs.items[0]).toMatchObject({ status: 'success', attempt_number: 1, response_status_code: 200 });
   });
 
+  it("custom variables in the spec's {key, value} items work as the object does", async () => {
+    answers.push({
+      status: 200,
+      body: { call_inbound: { custom_variables: [{ key: 'tier', value: 'Silver member.' }] } },
+    });
+    const call = await settle(await ring());
+    expect(call.prompt_variables).toMatchObject({ tier: 'Silver member.' });
+    expect(call.transcript).toContain('bot: Bright Smile, Mia speaking. Silver member.');
+  });
+
   it('rule 2: another id reroutes the call to that agent', async () => {
     answers.push({ status: 200, body: { call_inbound: { override_model_id: other } } });
     const call = await settle(await ring());

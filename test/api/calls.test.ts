@@ -235,8 +235,33 @@ forEachStore('calls', (target) => {
       expectFieldError(await bad('from_date=yesterday'), ['query', 'from_date']);
       expectFieldError(await bad('lead_phone_number=abc'), ['query', 'lead_phone_number']);
       expectFieldError(await bad('duration_min=10&duration_max=5'), ['query', 'duration_max']);
-      expectFieldError(await call('GET', '/v2/calls'), ['query', 'model_id']);
       expectNotFound(await call('GET', `/v2/calls?model_id=${randomUUID()}`), 400);
+      expectFieldError(await call('GET', '/v2/calls?limit=0'), ['query', 'limit']);
+    });
+
+    it("without model_id, lists the workspace's calls of every agent with the same filters", async () => {
+      const second = (await ok('POST', '/v2/assistants', agentBody({ phone_number: FROM })))
+        .model_id as string;
+      const mine = await place(person(30));
+      const theirs = await place(person(31), { model_id: second });
+      await t.engine.calls.idle();
+      const all = await ok('GET', '/v2/calls?limit=1000');
+      const ids = all.calls.map((c: Json) => c.call_id);
+      expect(ids.indexOf(theirs)).toBeLessThan(ids.indexOf(mine));
+      expect(ids.indexOf(mine)).toBeGreaterThanOrEqual(0);
+      expect(all.pagination.total_records).toBe(ids.length);
+      const byAgent = await ok('GET', `/v2/calls?model_id=${agent}&limit=1000`);
+      expect(all.pagination.total_records).toBeGreaterThan(byAgent.pagination.total_records);
+      const agents = new Set(all.calls.map((c: Json) => c.model_id));
+      expect(agents.has(agent) && agents.has(second)).toBe(true);
+      const filtered = await ok('GET', `/v2/calls?lead_phone_number=${encodeURIComponent(person(31))}`);
+      expect(filtered.calls.map((c: Json) => c.call_id)).toEqual([theirs]);
+      expect(filtered.calls[0]).toMatchObject({ model_id: second, call_status: 'completed' });
+      const paged = await ok('GET', '/v2/calls?limit=1&offset=1');
+      expect(paged.calls.map((c: Json) => c.call_id)).toEqual([ids[1]]);
+      // Another workspace sees none of them.
+      const other = await call('GET', '/v2/calls', undefined, t.other.key);
+      expect(other.json().response.calls).toEqual([]);
     });
   });
 
@@ -268,6 +293,15 @@ forEachStore('calls', (target) => {
         'custom_variables',
         0,
         'value',
+      ]);
+      expectFieldError(await call('POST', '/v2/calls', body({ custom_variables: { a: { b: 1 } } })), [
+        'body',
+        'custom_variables',
+        'a',
+      ]);
+      expectFieldError(await call('POST', '/v2/calls', body({ custom_variables: 'city=Oslo' })), [
+        'body',
+        'custom_variables',
       ]);
       const unknown = expectErrorBody(
         await call('POST', '/v2/calls', body({ model_id: randomUUID() })),

@@ -149,6 +149,7 @@ forEachStore('chats API', (target) => {
         executed_actions: {},
         action_execution_timeline: [],
         collected_variables: null,
+        fsm_log: null,
       });
       expect(okBody(await get(id))).toEqual(chat);
     });
@@ -180,7 +181,7 @@ forEachStore('chats API', (target) => {
       const id = await newChat();
       const d = expectErrorBody(await create(id, { model_id: agentId }), 400, 'conflict');
       expect(d.description).toContain(id);
-      const otherAgent = await createAgent({}, t.other.key);
+      const otherAgent = await createAgent({ agent: { greeting_message: 'Hi' } }, t.other.key);
       expectErrorBody(await create(id, { model_id: otherAgent }, t.other.key), 400, 'conflict');
       // The original chat is untouched.
       expect(okBody(await get(id)).model_id).toBe(agentId);
@@ -189,7 +190,7 @@ forEachStore('chats API', (target) => {
     it("400s not_found for an unknown agent or another workspace's agent", async () => {
       const d = expectNotFound(await create(randomUUID(), { model_id: MISSING_ID }), 400);
       expect(d.description).toContain(MISSING_ID);
-      const otherAgent = await createAgent({}, t.other.key);
+      const otherAgent = await createAgent({ agent: { greeting_message: 'Hi' } }, t.other.key);
       expectNotFound(await create(randomUUID(), { model_id: otherAgent }), 400);
     });
   });
@@ -380,7 +381,7 @@ forEachStore('chats API', (target) => {
       const listAgent = await createAgent({ agent: { prompt: 'p', greeting_message: 'Hi' } });
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push(await newChat({}, listAgent));
-      const otherAgent = await createAgent({}, t.other.key);
+      const otherAgent = await createAgent({ agent: { greeting_message: 'Hi' } }, t.other.key);
       await create(randomUUID(), { model_id: otherAgent }, t.other.key);
       const newest = [...ids].reverse();
 
@@ -394,7 +395,10 @@ forEachStore('chats API', (target) => {
       expect((page2.chats as Json[]).map((c) => c.chat_id)).toEqual(newest.slice(2, 4));
       const page3 = okBody(await list(`agent_id=${listAgent}&limit=2&cursor=${page2.next_cursor as string}`));
       expect((page3.chats as Json[]).map((c) => c.chat_id)).toEqual(newest.slice(4));
-      expect(page3).toMatchObject({ has_more: false, next_cursor: null });
+      expect(page3).toMatchObject({ has_more: false, next_cursor: '' });
+      // An empty cursor (the last page's, passed back) is the first page.
+      const again = okBody(await list(`agent_id=${listAgent}&limit=2&cursor=`));
+      expect((again.chats as Json[]).map((c) => c.chat_id)).toEqual(newest.slice(0, 2));
       expect((page3.chats as Json[])[0]).toMatchObject({ model_id: listAgent, transcript: 'Agent: Hi' });
 
       // Default limit 10, every chat of the workspace and none of the other's.
@@ -454,6 +458,61 @@ forEachStore('chats API', (target) => {
       }
       expect(okBody(await get(id)).conversation_history).toHaveLength(1);
     });
+
+    it('reaches only chats opened keylessly: never a chat opened with a key', async () => {
+      const keyed = await newChat();
+      const before = okBody(await get(keyed)).conversation_history as Json[];
+      expectNotFound(await send(keyed, 'injected', null), 400);
+      // Indistinguishable from a chat that does not exist, and nothing was stored.
+      expect(okBody(await get(keyed)).conversation_history).toEqual(before);
+      // Another workspace's keyed chat likewise.
+      const otherAgent = await createAgent({ agent: { greeting_message: 'Hi' } }, t.other.key);
+      const otherChat = randomUUID();
+      okBody(await create(otherChat, { model_id: otherAgent }, t.other.key));
+      expectNotFound(await send(otherChat, 'injected', null), 400);
+      expect(okBody(await get(otherChat, t.other.key)).conversation_history).toHaveLength(1);
+      // With the key, the keyed chat takes messages as before.
+      expect(okBody(await send(keyed, 'hi')).turn_number).toBe(1);
+    });
+
+    it('opens chats keylessly only with agents that allow it (agent.allow_public_chat)', async () => {
+      const outbound = await createAgent({ type: 'outbound' });
+      const inbound = await createAgent({ type: 'inbound' });
+      const widget = await createAgent({ type: 'widget' });
+      const closed = await createAgent({ agent: { prompt: 'x', allow_public_chat: false } });
+      const opened = await createAgent({ type: 'outbound', agent: { prompt: 'x', allow_public_chat: true } });
+      for (const model of [outbound, inbound, closed]) {
+        const res = await create(randomUUID(), { model_id: model }, null);
+        expect(expectErrorBody(res, 401, 'auth').description).toContain('allow_public_chat');
+      }
+      for (const model of [widget, opened]) okBody(await create(randomUUID(), { model_id: model }, null));
+      // With a key, every agent takes chats.
+      okBody(await create(randomUUID(), { model_id: outbound }));
+      expectFieldError(
+        await t.call({
+          method: 'POST',
+          url: '/v2/assistants',
+          payload: agentBody({ agent: { prompt: 'x', allow_public_chat: 'yes' } }),
+        }),
+        ['body', 'agent', 'allow_public_chat'],
+      );
+    });
+
+    it('a keyless chat stops taking keyless messages when its agent stops allowing them', async () => {
+      const agent = await createAgent({ type: 'widget' });
+      const id = randomUUID();
+      okBody(await create(id, { model_id: agent }, null));
+      okBody(await send(id, 'one', null));
+      const put = await t.call({
+        method: 'PUT',
+        url: `/v2/assistants/${agent}`,
+        payload: { agent: { allow_public_chat: false } },
+      });
+      expect(put.statusCode, put.body).toBe(200);
+      expectNotFound(await send(id, 'two', null), 400);
+      // The workspace's key still reaches it.
+      expect(okBody(await send(id, 'two')).turn_number).toBe(2);
+    });
   });
 });
 
@@ -497,10 +556,18 @@ forEachStore('chats API rate limit', (target) => {
       payload: { model_id: agentId },
     });
     expect(keyed.statusCode).toBe(200);
-    // Messages share the address's bucket.
+    // Messages share the address's bucket (the chat is opened keylessly from another address).
     const id = randomUUID();
     expect(
-      (await t.call({ method: 'POST', url: `/v2/chat/${id}`, payload: { model_id: agentId } })).statusCode,
+      (
+        await t.call({
+          method: 'POST',
+          url: `/v2/chat/${id}`,
+          payload: { model_id: agentId },
+          key: null,
+          remoteAddress: '10.0.0.3',
+        })
+      ).statusCode,
     ).toBe(200);
     const message = () =>
       t.call({

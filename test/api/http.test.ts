@@ -532,7 +532,7 @@ forEachStore('http', (target) => {
       expect(methods('/v2/assistants/{model_id}')).toEqual(['delete', 'get', 'put']);
       expect(methods('/v2/subaccounts')).toEqual(['get', 'post']);
       expect(methods('/v2/subaccounts/{subaccount_id}')).toEqual(['delete', 'get', 'put']);
-      expect(methods('/v2/numbers/{slug}')).toEqual(['delete', 'get']);
+      expect(methods('/v2/numbers/{slug}')).toEqual(['delete', 'get', 'patch']);
       expect(methods('/v2/workspace')).toEqual(['get', 'put']);
       expect(methods('/v2/api_keys')).toEqual(['get', 'post']);
       expect(methods('/v2/api_keys/{key_id}')).toEqual(['delete']);
@@ -554,9 +554,7 @@ forEachStore('http', (target) => {
       const required = (path: string, method: string) =>
         doc.paths[path]?.[method]?.requestBody?.content['application/json']?.schema.required ?? [];
       expect(required('/v2/assistants', 'post')).toEqual(expect.arrayContaining(['type', 'name', 'agent']));
-      expect(required('/v2/custom-numbers', 'post')).toEqual(
-        expect.arrayContaining(['phone_number', 'provider']),
-      );
+      expect(required('/v2/custom-numbers', 'post')).toEqual(['phone_number']);
       expect(required('/v2/subaccounts', 'post')).toEqual(['name']);
       expect(required('/v2/subaccounts/{subaccount_id}', 'put')).toEqual([]);
       const put = doc.paths['/v2/subaccounts/{subaccount_id}']?.put?.requestBody?.content['application/json'];

@@ -124,27 +124,33 @@ forEachStore('knowledge bases API', (target) => {
         payload: { name: 'Menu', rag_use_condition: 'questions about food' },
       });
       expect(res.statusCode, res.body).toBe(200);
-      const created = json(res);
+      const { body: createdMessage, ...created } = json(res);
       expect(created).toEqual({
         knowledge_base_id: expect.any(String),
+        id: created.knowledge_base_id,
         name: 'Menu',
         rag_use_condition: 'questions about food',
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
       });
+      expect(createdMessage).toMatch(/created/);
       const id = created.knowledge_base_id as string;
       const got = await t.call({ method: 'GET', url: `/v2/knowledge_base/${id}` });
-      expect(json(got)).toEqual(created);
+      // The record, and the same record as the one item of the published read.
+      expect(json(got)).toEqual({ ...created, total_records: 1, knowledge_bases: [created] });
       expectNotFound(await t.call({ method: 'GET', url: `/v2/knowledge_base/${id}`, key: t.other.key }));
 
       const second = await newBase('Second');
       const list = await t.call({ method: 'GET', url: '/v2/knowledge_base?limit=1&offset=0' });
       expect(list.statusCode).toBe(200);
       const page = json(list);
-      expect((page.pagination as Json).limit).toBe(1);
+      expect(page.pagination).toEqual({ total_records: 2, limit: 1, offset: 0 });
+      expect(page.total_records).toBe(2);
       expect((page.knowledge_bases as Json[]).map((b) => b.knowledge_base_id)).toEqual([second]);
+      expect((page.knowledge_bases as Json[])[0]?.id).toBe(second);
       const otherList = json(await t.call({ method: 'GET', url: '/v2/knowledge_base', key: t.other.key }));
       expect(otherList.knowledge_bases).toEqual([]);
+      expect(otherList.total_records).toBe(0);
 
       const put = await t.call({
         method: 'PUT',
@@ -152,7 +158,13 @@ forEachStore('knowledge bases API', (target) => {
         payload: { name: 'Menu 2' },
       });
       expect(put.statusCode, put.body).toBe(200);
-      expect(json(put)).toMatchObject({ name: 'Menu 2', rag_use_condition: 'questions about food' });
+      expect(json(put)).toMatchObject({
+        knowledge_base_id: id,
+        id,
+        name: 'Menu 2',
+        rag_use_condition: 'questions about food',
+        body: expect.stringMatching(/updated/),
+      });
       expectNotFound(
         await t.call({
           method: 'PUT',
@@ -165,7 +177,7 @@ forEachStore('knowledge bases API', (target) => {
       expectNotFound(await t.call({ method: 'DELETE', url: `/v2/knowledge_base/${id}`, key: t.other.key }));
       const del = await t.call({ method: 'DELETE', url: `/v2/knowledge_base/${id}` });
       expect(del.statusCode).toBe(200);
-      expect(json(del)).toEqual({ knowledge_base_id: id });
+      expect(json(del)).toEqual({ knowledge_base_id: id, body: expect.stringMatching(/deleted/) });
       expectNotFound(await t.call({ method: 'GET', url: `/v2/knowledge_base/${id}` }));
       expectNotFound(await t.call({ method: 'DELETE', url: `/v2/knowledge_base/${id}` }));
     });
@@ -192,13 +204,32 @@ forEachStore('knowledge bases API', (target) => {
         title: 'Parking',
         content: 'Parking is free in the garage behind the shop.',
       });
-      expect(src).toMatchObject({ type: 'text', title: 'Parking', url: null, status: 'ready', error: null });
+      expect(src).toEqual({
+        source_id: expect.any(String),
+        id: src.source_id,
+        knowledge_base_id: base,
+        type: 'text',
+        title: 'Parking',
+        name: 'Parking',
+        url: null,
+        content_preview: 'Parking is free in the garage behind the shop.',
+        status: 'ready',
+        error: null,
+        characters: 46,
+        created_at: expect.stringMatching(ISO),
+        updated_at: expect.stringMatching(ISO),
+      });
       expect(await search(base, 'where can I park in the garage?')).toEqual([
         'Parking is free in the garage behind the shop.',
       ]);
       const list = await t.call({ method: 'GET', url: `/v2/knowledge_base/${base}/sources` });
       expect(list.statusCode).toBe(200);
-      expect(json(list).sources).toEqual([src]);
+      expect(json(list)).toEqual({
+        pagination: { total_records: 1, limit: 20, offset: 0 },
+        total_records: 1,
+        knowledge_base_id: base,
+        sources: [src],
+      });
 
       const id = src.source_id as string;
       const put = await t.call({
@@ -207,6 +238,12 @@ forEachStore('knowledge bases API', (target) => {
         payload: { type: 'text', content: 'Bicycles may be left at the rack by the entrance.' },
       });
       expect(put.statusCode, put.body).toBe(200);
+      // With `type`, an update replaces the source: no name given, none kept.
+      expect(json(put)).toMatchObject({
+        title: '',
+        name: '',
+        content_preview: 'Bicycles may be left' + ' at the rack by the entrance.',
+      });
       expect(await search(base, 'garage')).toEqual([]);
       expect(await search(base, 'bicycles rack')).toEqual([
         'Bicycles may be left at the rack by the entrance.',
@@ -224,11 +261,149 @@ forEachStore('knowledge bases API', (target) => {
       );
       const del = await t.call({ method: 'DELETE', url: `/v2/knowledge_base/${base}/sources/${id}` });
       expect(del.statusCode).toBe(200);
+      expect(json(del)).toEqual({ source_id: id, id, body: expect.stringMatching(/deleted/) });
       expect(await search(base, 'bicycles')).toEqual([]);
       expectNotFound(await t.call({ method: 'DELETE', url: `/v2/knowledge_base/${base}/sources/${id}` }));
       expect(
         json(await t.call({ method: 'GET', url: `/v2/knowledge_base/${base}/sources` })).sources,
       ).toEqual([]);
+    });
+
+    it('previews the first 200 characters, counted the same in every response and on every dialect', async () => {
+      const base = await newBase();
+      // Astral characters (two UTF-16 units each) and accents: code points, not UTF-16 units.
+      const content = `🚲é ${'x'.repeat(197)}🚲 tail after the preview`;
+      const src = await mustAdd(base, { type: 'text', title: 'Bikes', content });
+      const preview = `🚲é ${'x'.repeat(197)}`;
+      expect([...preview]).toHaveLength(200);
+      expect(src.content_preview).toBe(preview);
+      expect(src.characters).toBe([...content].length);
+      const short = await mustAdd(base, { type: 'text', content: 'Short.' });
+      expect(short.content_preview).toBe('Short.');
+      const list = json(await t.call({ method: 'GET', url: `/v2/knowledge_base/${base}/sources` }));
+      expect(list.sources).toEqual([src, short]);
+    });
+
+    it('pages sources (default 20) and filters them by name, whatever the case', async () => {
+      const base = await newBase();
+      const titles = ['Parking garage', 'Opening hours', 'GARAGE été', '100% off_sale', 'Menu'];
+      const ids: string[] = [];
+      for (const title of titles) {
+        ids.push(
+          (await mustAdd(base, { type: 'text', title, content: `About ${title}.` })).source_id as string,
+        );
+      }
+      for (let i = 0; i < 17; i++)
+        await mustAdd(base, { type: 'text', title: `Filler ${i}`, content: 'Filler.' });
+      const page = async (query: string) => {
+        const res = await t.call({ method: 'GET', url: `/v2/knowledge_base/${base}/sources${query}` });
+        expect(res.statusCode, res.body).toBe(200);
+        return json(res);
+      };
+      const ofPage = (p: Json) => (p.sources as Json[]).map((x) => x.name);
+
+      const all = await page('');
+      expect(all.pagination).toEqual({ total_records: 22, limit: 20, offset: 0 });
+      expect(all.total_records).toBe(22);
+      expect((all.sources as Json[]).map((x) => x.id)).toEqual(expect.arrayContaining(ids));
+      expect(ofPage(all).slice(0, 5)).toEqual(titles);
+      expect(ofPage(await page('?offset=20'))).toEqual(['Filler 15', 'Filler 16']);
+
+      const garage = await page('?name=Garage');
+      expect(ofPage(garage)).toEqual(['Parking garage', 'GARAGE été']);
+      expect(garage.total_records).toBe(2);
+      expect(garage.pagination).toEqual({ total_records: 2, limit: 20, offset: 0 });
+      expect(ofPage(await page('?name=garage&limit=1&offset=1'))).toEqual(['GARAGE été']);
+      expect(ofPage(await page(`?name=${encodeURIComponent('ÉTÉ')}`))).toEqual(['GARAGE été']);
+      // No wildcards: `%` and `_` are plain characters.
+      expect(ofPage(await page(`?name=${encodeURIComponent('%')}`))).toEqual(['100% off_sale']);
+      expect(ofPage(await page(`?name=${encodeURIComponent('f_s')}`))).toEqual(['100% off_sale']);
+      expect((await page('?name=nothing-like-this')).sources).toEqual([]);
+      expect((await page('?name=')).total_records).toBe(22);
+
+      expectFieldError(await t.call({ method: 'GET', url: `/v2/knowledge_base/${base}/sources?limit=0` }), [
+        'query',
+        'limit',
+      ]);
+      expectFieldError(await t.call({ method: 'GET', url: `/v2/knowledge_base/${base}/sources?limit=101` }), [
+        'query',
+        'limit',
+      ]);
+      expectFieldError(await t.call({ method: 'GET', url: `/v2/knowledge_base/${base}/sources?offset=-1` }), [
+        'query',
+        'offset',
+      ]);
+    });
+
+    it('takes name as the published alias of title, and refuses the two when they differ', async () => {
+      const base = await newBase();
+      const byName = await mustAdd(base, {
+        type: 'text',
+        name: ' Returns ',
+        content: 'Returns within 30 days.',
+      });
+      expect(byName).toMatchObject({ title: 'Returns', name: 'Returns' });
+      const both = await mustAdd(base, { type: 'text', name: 'Same', title: 'Same', content: 'Same text.' });
+      expect(both.name).toBe('Same');
+      expectFieldError(await addSource(base, { type: 'text', name: 'One', title: 'Other', content: 'x' }), [
+        'body',
+        'name',
+      ]);
+      expectFieldError(await addSource(base, { type: 'text', name: 5, content: 'x' }), ['body', 'name']);
+      expectFieldError(await addSource(base, { name: 'No type', content: 'x' }), ['body', 'type']);
+      // A web source without a name still takes the page's title.
+      const web = await mustAdd(base, { type: 'web', url: `${origin}/page` });
+      expect(web).toMatchObject({ name: 'Opening hours', url: `${origin}/page` });
+      expect(web.content_preview).toMatch(/^Opening hours/);
+    });
+
+    it('updates in the published form: keeping the type and name, or renaming alone', async () => {
+      const base = await newBase();
+      const src = await mustAdd(base, { type: 'text', name: 'Lockers', content: 'Lockers cost one euro.' });
+      const url = `/v2/knowledge_base/${base}/sources/${src.id as string}`;
+      const put = (payload: Json) => t.call({ method: 'PUT', url, payload });
+
+      const content = await put({ content: 'Lockers are free for members.' });
+      expect(content.statusCode, content.body).toBe(200);
+      expect(json(content)).toMatchObject({
+        source_id: src.id,
+        id: src.id,
+        type: 'text',
+        name: 'Lockers',
+        content_preview: 'Lockers are free for members.',
+      });
+      expect(await search(base, 'lockers members')).toEqual(['Lockers are free for members.']);
+
+      const chunks = await t.store.knowledge.listChunks(t.ws.id, src.id as string);
+      const renamed = await put({ name: 'Locker prices' });
+      expect(renamed.statusCode, renamed.body).toBe(200);
+      expect(json(renamed)).toMatchObject({ name: 'Locker prices', title: 'Locker prices', type: 'text' });
+      expect(json(renamed).content_preview).toBe('Lockers are free for members.');
+      expect(await t.store.knowledge.listChunks(t.ws.id, src.id as string)).toEqual(chunks);
+
+      const both = await put({ name: 'Lockers again', content: 'Lockers cost two euros.' });
+      expect(json(both)).toMatchObject({ name: 'Lockers again', content_preview: 'Lockers cost two euros.' });
+
+      // Garbage stays a 400 naming the field, and changes nothing.
+      expectFieldError(await put({}), ['body', 'content']);
+      expectFieldError(await put({ url: `${origin}/page` }), ['body', 'content']);
+      expectFieldError(await put({ name: '' }), ['body', 'name']);
+      expectFieldError(await put({ name: 'a', title: 'b' }), ['body', 'name']);
+      expectFieldError(await put({ type: 'audio', content: 'x' }), ['body', 'type']);
+      expectFieldError(await put({ content: 7 }), ['body', 'content']);
+      const list = json(await t.call({ method: 'GET', url: `/v2/knowledge_base/${base}/sources` }));
+      expect(list.sources).toEqual([json(both)]);
+
+      const web = await mustAdd(base, { type: 'web', name: 'Hours', url: `${origin}/moved` });
+      const webUrl = `/v2/knowledge_base/${base}/sources/${web.id as string}`;
+      expectFieldError(await t.call({ method: 'PUT', url: webUrl, payload: { content: 'x' } }), [
+        'body',
+        'url',
+      ]);
+      expectFieldError(await t.call({ method: 'PUT', url: webUrl, payload: {} }), ['body', 'url']);
+      const refetched = await t.call({ method: 'PUT', url: webUrl, payload: { url: `${origin}/page` } });
+      expect(refetched.statusCode, refetched.body).toBe(200);
+      expect(json(refetched)).toMatchObject({ type: 'web', name: 'Hours', url: `${origin}/page` });
     });
 
     it('answers 404 for an unknown base or a source of another base', async () => {
@@ -337,13 +512,20 @@ forEachStore('knowledge bases API', (target) => {
 
       const res = await t.call({ method: 'POST', url: `/v2/knowledge_base/${a}/attach?model_id=${agent}` });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toEqual({ status: 'ok', response: { knowledge_base_id: a, model_id: agent } });
+      expect(res.json()).toEqual({
+        status: 'ok',
+        response: { body: expect.stringMatching(/attached/), knowledge_base_id: a, model_id: agent },
+      });
       expect(await t.store.workspaces.agentsVersion(t.ws.id)).toBeGreaterThan(v0);
       expect((await readAgent(agent)).knowledge_base_id).toBe(a);
       const list = json(await t.call({ method: 'GET', url: '/v2/assistants/' }));
       expect((list.assistants as Json[]).find((x) => x.model_id === agent)?.knowledge_base_id).toBe(a);
 
-      await t.call({ method: 'POST', url: `/v2/knowledge_base/${b}/attach?model_id=${agent}` });
+      const replaced = await t.call({
+        method: 'POST',
+        url: `/v2/knowledge_base/${b}/attach?model_id=${agent}`,
+      });
+      expect(json(replaced).body).toContain(`replacing knowledge base ${a}`);
       expect((await readAgent(agent)).knowledge_base_id).toBe(b);
 
       const notAttached = await t.call({
@@ -360,7 +542,11 @@ forEachStore('knowledge bases API', (target) => {
         payload: { model_id: agent },
       });
       expect(det.statusCode, det.body).toBe(200);
-      expect(det.json()).toEqual({ status: 'ok', response: { body: expect.any(String), model_id: agent } });
+      expect(det.json()).toEqual({
+        status: 'ok',
+        response: { body: expect.stringMatching(/detached/), model_id: agent, knowledge_base_id: b },
+      });
+      expect(json(notAttached).body).toMatch(/not attached/);
       expect((await readAgent(agent)).knowledge_base_id).toBeNull();
 
       // Deleting an attached base detaches it.

@@ -8,6 +8,7 @@ import {
   ISO,
   type Json,
   type Loc,
+  MISSING_ID,
   type Payload,
   UUID,
 } from '../assertions.ts';
@@ -40,6 +41,49 @@ forEachStore('phone numbers API', (target) => {
   const deleteNumber = (slug: string, key?: string) =>
     t.call({ method: 'DELETE', url: `/v2/numbers/${slug}`, key });
 
+  /**
+   * A number's record as every read shows it: Parley's fields, then the published ones
+   * (docs/api-notes.md, "Phone numbers"); defaults are those of a fresh, unattached sim number.
+   */
+  function record(e164: string, at: string, overrides: Json = {}): Json {
+    return {
+      phone_number: e164,
+      slug: e164.slice(1),
+      sid: expect.stringMatching(UUID),
+      provider: 'sim',
+      sip: null,
+      attached_agents: [],
+      created_at: at,
+      updated_at: at,
+      number: e164,
+      assistants: [],
+      is_available: true,
+      friendly_name: '',
+      provider_name: 'sim',
+      sip_term_uri: '',
+      sip_outbound_proxy: null,
+      sip_auth_username: null,
+      uac_enabled: false,
+      uac_register_expires: null,
+      is_voice_capable: true,
+      is_sms_capable: true,
+      iso_country: 'US',
+      locality: '',
+      region: '',
+      address_requirement: '',
+      workspace_id: t.ws.id,
+      agency_workspace_id: null,
+      ...overrides,
+    };
+  }
+
+  /** The record an import answered, without the import-only `key`. */
+  function withoutKey(response: Json): Json {
+    const { key, ...rest } = response;
+    expect(key).toBe(rest.sid);
+    return rest;
+  }
+
   async function createAgent(key?: string): Promise<string> {
     const res = await t.call({ method: 'POST', url: '/v2/assistants', payload: agentBody(), key });
     expect(res.statusCode, res.body).toBe(200);
@@ -62,22 +106,14 @@ forEachStore('phone numbers API', (target) => {
       const now = clock.now();
       const res = await importNumber({ phone_number: n.e164, provider: 'sim' });
       expect(res.statusCode, res.body).toBe(200);
+      const at = new Date(now).toISOString();
       expect(res.json()).toEqual({
         status: 'ok',
-        response: {
-          phone_number: n.e164,
-          slug: n.slug,
-          sid: expect.stringMatching(UUID),
-          provider: 'sim',
-          sip: null,
-          attached_agents: [],
-          created_at: new Date(now).toISOString(),
-          updated_at: new Date(now).toISOString(),
-        },
+        response: { ...record(n.e164, at), key: expect.stringMatching(UUID) },
       });
       const read = await getNumber(n.slug);
       expect(read.statusCode).toBe(200);
-      expect(read.json()).toEqual(res.json());
+      expect(read.json().response).toEqual(withoutKey(res.json().response));
     });
 
     it.each(['sim', 'twilio', 'telnyx', 'custom'])('accepts provider %s without sip', async (provider) => {
@@ -283,10 +319,11 @@ forEachStore('phone numbers API', (target) => {
 
   describe('GET /v2/numbers', () => {
     let key: string;
+    let workspaceId: string;
     const slugs: string[] = [];
 
     beforeAll(async () => {
-      key = (await createWorkspace(t.store, 'inventory')).key;
+      ({ key, id: workspaceId } = await createWorkspace(t.store, 'inventory'));
       for (let i = 0; i < 5; i += 1) {
         const n = fresh();
         slugs.push(n.slug);
@@ -301,22 +338,20 @@ forEachStore('phone numbers API', (target) => {
     it('lists newest first with a default limit of 20', async () => {
       const res = await list();
       expect(res.statusCode).toBe(200);
-      const { pagination, numbers } = res.json().response;
-      expect(Object.keys(res.json().response).sort()).toEqual(['numbers', 'pagination']);
+      const { pagination, numbers, phone_numbers } = res.json().response;
+      expect(Object.keys(res.json().response).sort()).toEqual(['numbers', 'pagination', 'phone_numbers']);
       expect(pagination).toEqual({ total_records: 5, limit: 20, offset: 0 });
       expect(numbers.map((n: Json) => n.slug)).toEqual(newestFirst());
       for (const n of numbers as Json[]) {
-        expect(n).toEqual({
-          phone_number: `+${String(n.slug)}`,
-          slug: n.slug,
-          sid: expect.stringMatching(UUID),
-          provider: 'sim',
-          sip: null,
-          attached_agents: [],
-          created_at: expect.stringMatching(ISO),
-          updated_at: expect.stringMatching(ISO),
-        });
+        expect(n).toEqual(
+          record(`+${String(n.slug)}`, expect.stringMatching(ISO), {
+            updated_at: n.created_at,
+            workspace_id: workspaceId,
+          }),
+        );
       }
+      // The published name holds the same items.
+      expect(phone_numbers).toEqual(numbers);
     });
 
     it('pages with limit and offset and echoes them', async () => {
@@ -338,6 +373,7 @@ forEachStore('phone numbers API', (target) => {
         expect(res.json().response).toEqual({
           pagination: { total_records: 5, limit: 20, offset },
           numbers: [],
+          phone_numbers: [],
         });
       },
     );
@@ -381,16 +417,19 @@ forEachStore('phone numbers API', (target) => {
   describe('GET /v2/numbers/{slug}', () => {
     it('finds a number by slug and by its URL-encoded plus', async () => {
       const n = fresh();
-      const created = (await importNumber({ phone_number: n.e164, provider: 'telnyx' })).json();
+      const created = withoutKey(
+        (await importNumber({ phone_number: n.e164, provider: 'telnyx' })).json().response,
+      );
+      expect(created).toMatchObject({ provider: 'telnyx', provider_name: 'telnyx', is_sms_capable: false });
       const bySlug = await getNumber(n.slug);
       expect(bySlug.statusCode).toBe(200);
-      expect(bySlug.json()).toEqual(created);
+      expect(bySlug.json().response).toEqual(created);
       const byPlus = await getNumber(`%2B${n.slug}`);
       expect(byPlus.statusCode, byPlus.body).toBe(200);
-      expect(byPlus.json()).toEqual(created);
+      expect(byPlus.json()).toEqual(bySlug.json());
       const rawPlus = await getNumber(`+${n.slug}`);
       expect(rawPlus.statusCode, rawPlus.body).toBe(200);
-      expect(rawPlus.json()).toEqual(created);
+      expect(rawPlus.json()).toEqual(bySlug.json());
     });
 
     it.each(['16280000000', 'nope', '%2B16280000000'])('answers 404 for unknown %s', async (slug) => {
@@ -537,14 +576,366 @@ forEachStore('phone numbers API', (target) => {
     });
   });
 
+  describe('published fields on Parley bodies', () => {
+    it('stores friendly_name and a provider_name label next to a Parley provider', async () => {
+      const n = fresh();
+      const res = await importNumber({
+        phone_number: n.e164,
+        provider: 'twilio',
+        friendly_name: 'Main line',
+        provider_name: 'twilio',
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const at = res.json().response.created_at as string;
+      expect(withoutKey(res.json().response)).toEqual(
+        record(n.e164, at, { provider: 'twilio', provider_name: 'twilio', friendly_name: 'Main line' }),
+      );
+      expect((await getNumber(n.slug)).json().response.friendly_name).toBe('Main line');
+    });
+
+    it('shows a Parley sip trunk through the published fields', async () => {
+      const n = fresh();
+      const res = await importNumber({
+        phone_number: n.e164,
+        provider: 'sip',
+        sip: {
+          host: 'pbx.example.com',
+          port: 5061,
+          transport: 'tls',
+          username: 'u',
+          password: 'pw-1',
+          uac_register_expires: 600,
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response).toMatchObject({
+        provider: 'sip',
+        provider_name: 'custom',
+        sip_term_uri: 'pbx.example.com:5061;transport=tls',
+        uac_enabled: false,
+        uac_register_expires: 600,
+        sip_auth_username: null,
+        sip_outbound_proxy: null,
+        is_sms_capable: false,
+      });
+      const plain = await importNumber({
+        phone_number: fresh().e164,
+        provider: 'sip',
+        sip: { host: '10.0.0.5' },
+      });
+      expect(plain.json().response).toMatchObject({ sip_term_uri: '10.0.0.5', uac_register_expires: 300 });
+    });
+
+    it("names the number's country", async () => {
+      const res = await importNumber({ phone_number: '+33 6 12 34 56 78', provider: 'sim' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response.iso_country).toBe('FR');
+    });
+
+    it.each<[string, Json, Loc]>([
+      [
+        'termination_uri with provider sim',
+        { provider: 'sim', termination_uri: 'x.example.com' },
+        ['body', 'termination_uri'],
+      ],
+      ['trunk_pwd with provider twilio', { provider: 'twilio', trunk_pwd: 'p' }, ['body', 'trunk_pwd']],
+      [
+        'uac_enabled with provider custom',
+        { provider: 'custom', uac_enabled: false },
+        ['body', 'uac_enabled'],
+      ],
+      [
+        'sip and a flat trunk field',
+        { provider: 'sip', sip: { host: 'h' }, trunk_username: 'u' },
+        ['body', 'trunk_username'],
+      ],
+    ])('refuses %s, naming the field', async (_label, body, loc) => {
+      const n = fresh();
+      expectFieldError(await importNumber({ phone_number: n.e164, ...body }), loc);
+      expect((await getNumber(n.slug)).statusCode).toBe(404);
+    });
+
+    it("shows a subaccount's parent as agency_workspace_id", async () => {
+      // Made in the store, as POST /v2/subaccounts would (its own tests cover that route).
+      const sub = await t.store.workspaces.create({
+        name: 'Client N',
+        plan: 'enterprise',
+        maxConcurrentCalls: 2,
+        parentId: t.ws.id,
+      });
+      const subaccount_id = sub.id;
+      const api_key = (await t.store.apiKeys.create(sub.id, 'test')).secret;
+      const n = fresh();
+      const res = await importNumber({ phone_number: n.e164, provider: 'sim' }, api_key);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response).toMatchObject({
+        workspace_id: subaccount_id,
+        agency_workspace_id: t.ws.id,
+      });
+      expect((await getNumber(n.slug, api_key)).json()).toMatchObject({
+        workspace_id: subaccount_id,
+        agency_workspace_id: t.ws.id,
+      });
+    });
+  });
+
+  describe('is_available', () => {
+    let key: string;
+    let free: ReturnType<typeof fresh>;
+    let taken: ReturnType<typeof fresh>;
+    let agent: string;
+
+    beforeAll(async () => {
+      key = (await createWorkspace(t.store, 'availability')).key;
+      free = fresh();
+      taken = fresh();
+      for (const n of [free, taken]) {
+        expect((await importNumber({ phone_number: n.e164, provider: 'sim' }, key)).statusCode).toBe(200);
+      }
+      agent = await createAgent(key);
+      await attach(agent, taken.e164, key);
+    });
+
+    const slugsOf = (res: { json(): { response: { numbers: Json[] } } }) =>
+      res.json().response.numbers.map((n) => n.slug);
+
+    it('is true for a number attached to no agent, false once attached', async () => {
+      expect((await getNumber(free.slug, key)).json().response).toMatchObject({
+        is_available: true,
+        assistants: [],
+      });
+      expect((await getNumber(taken.slug, key)).json().response).toMatchObject({
+        is_available: false,
+        assistants: [agent],
+        attached_agents: [agent],
+      });
+    });
+
+    it('filters the list, counting only the matching numbers', async () => {
+      const list = (q: string) => t.call({ method: 'GET', url: `/v2/numbers${q}`, key });
+      const yes = await list('?is_available=true');
+      expect(yes.statusCode, yes.body).toBe(200);
+      expect(slugsOf(yes)).toEqual([free.slug]);
+      expect(yes.json().response.pagination.total_records).toBe(1);
+      const no = await list('?is_available=false');
+      expect(slugsOf(no)).toEqual([taken.slug]);
+      expect(no.json().response.pagination.total_records).toBe(1);
+      expect(slugsOf(await list(''))).toEqual([taken.slug, free.slug]);
+    });
+
+    it('follows a detach', async () => {
+      const other = await createAgent(key);
+      await attach(other, free.e164, key);
+      expect((await getNumber(free.slug, key)).json().response.is_available).toBe(false);
+      const res = await t.call({
+        method: 'DELETE',
+        url: `/v2/assistants/${other}/phone_numbers/${free.slug}`,
+        key,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((await getNumber(free.slug, key)).json().response.is_available).toBe(true);
+    });
+
+    it.each(['maybe', '2', ''])('refuses is_available=%j', async (value) => {
+      const res = await t.call({ method: 'GET', url: `/v2/numbers?is_available=${value}`, key });
+      expectFieldError(res, ['query', 'is_available']);
+    });
+  });
+
+  describe('PATCH /v2/numbers/{slug}', () => {
+    const patchNumber = (slug: string, payload: Payload, key?: string) =>
+      t.call({ method: 'PATCH', url: `/v2/numbers/${slug}`, payload, key });
+
+    async function simNumber() {
+      const n = fresh();
+      const res = await importNumber({ phone_number: n.e164, provider: 'sim' });
+      expect(res.statusCode, res.body).toBe(200);
+      return { ...n, created: withoutKey(res.json().response) };
+    }
+
+    it('renames a number, answering the record', async () => {
+      const n = await simNumber();
+      clock.advance(5_000);
+      const res = await patchNumber(n.slug, { friendly_name: 'Front desk' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({
+        status: 'ok',
+        response: {
+          ...n.created,
+          friendly_name: 'Front desk',
+          updated_at: new Date(clock.now()).toISOString(),
+        },
+      });
+      expect((await getNumber(n.slug)).json().response).toEqual(res.json().response);
+    });
+
+    it('changes nothing for an empty object', async () => {
+      const n = await simNumber();
+      clock.advance(1_000);
+      const res = await patchNumber(n.slug, {});
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response).toEqual(n.created);
+    });
+
+    it('attaches an agent by model_id, and agent reads show it at once', async () => {
+      const n = await simNumber();
+      const agent = await createAgent();
+      const readAgent = async () =>
+        (await t.call({ method: 'GET', url: `/v2/assistants/${agent}` })).json().response.assistants[0];
+      expect((await readAgent()).attached_phone_numbers).toEqual([]); // now cached
+      const res = await patchNumber(n.slug, { model_id: agent });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response).toMatchObject({
+        attached_agents: [agent],
+        assistants: [agent],
+        is_available: false,
+        updated_at: n.created.updated_at, // the number itself did not change
+      });
+      expect((await readAgent()).attached_phone_numbers).toEqual([
+        { number: n.e164, sid: n.created.sid, slug: n.slug },
+      ]);
+      // Again: nothing more; a second agent is added next to the first.
+      expect((await patchNumber(n.slug, { model_id: agent })).json().response.attached_agents).toEqual([
+        agent,
+      ]);
+      const second = await createAgent();
+      clock.advance(1_000);
+      expect((await patchNumber(n.slug, { model_id: second })).json().response.attached_agents).toEqual([
+        agent,
+        second,
+      ]);
+    });
+
+    it('answers 404 naming body.model_id for an unknown agent, changing nothing', async () => {
+      const n = await simNumber();
+      const theirs = await createAgent(t.other.key);
+      for (const model_id of [MISSING_ID, 'nope', theirs]) {
+        const d = expectNotFound(await patchNumber(n.slug, { model_id, friendly_name: 'changed' }));
+        expect(d.description).toContain('body.model_id');
+      }
+      expect((await getNumber(n.slug)).json().response).toEqual(n.created);
+    });
+
+    it('answers 404 for an unknown number and for another workspace', async () => {
+      const n = await simNumber();
+      expectNotFound(await patchNumber('16289999999', { friendly_name: 'x' }));
+      expectNotFound(await patchNumber(n.slug, { friendly_name: 'x' }, t.other.key));
+      expect((await getNumber(n.slug)).json().response).toEqual(n.created);
+    });
+
+    it.each<[string, Payload, Loc]>([
+      ['a null body', 'null', ['body']],
+      ['an array body', '[]', ['body']],
+      ['a numeric friendly_name', { friendly_name: 5 }, ['body', 'friendly_name']],
+      ['a null model_id', { model_id: null }, ['body', 'model_id']],
+      ['an empty model_id', { model_id: '' }, ['body', 'model_id']],
+      ['a string uac_enabled', { uac_enabled: 'yes' }, ['body', 'uac_enabled']],
+      ['uac_register_expires 30', { uac_register_expires: 30 }, ['body', 'uac_register_expires']],
+      ['an unknown provider_name', { provider_name: 'bandwidth' }, ['body', 'provider_name']],
+      ['an unknown provider', { provider: 'vonage' }, ['body', 'provider']],
+      ['SIP settings on a sim number', { termination_uri: 'h.example.com' }, ['body', 'termination_uri']],
+      [
+        'a non-auto provider_name without a SIP domain',
+        { provider_name: 'vonage' },
+        ['body', 'termination_uri'],
+      ],
+      ['provider sip without settings', { provider: 'sip' }, ['body', 'sip']],
+    ])('refuses %s, naming the field and changing nothing', async (_label, payload, loc) => {
+      const n = await simNumber();
+      const res = await t.call({
+        method: 'PATCH',
+        url: `/v2/numbers/${n.slug}`,
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+      expectFieldError(res, loc);
+      expect((await getNumber(n.slug)).json().response).toEqual(n.created);
+    });
+
+    it('turns a sim number into a SIP trunk number, keeping the password write-only', async () => {
+      const n = await simNumber();
+      const res = await patchNumber(n.slug, {
+        provider_name: 'telnyx',
+        termination_uri: 'sip:acme.sip.telnyx.com:5061;transport=tls',
+        trunk_username: 'acme',
+        trunk_pwd: 'tr-s3cret',
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response).toMatchObject({
+        provider: 'sip',
+        provider_name: 'telnyx',
+        sip: {
+          host: 'acme.sip.telnyx.com',
+          port: 5061,
+          transport: 'tls',
+          username: 'acme',
+          has_password: true,
+          uac_register_expires: 300,
+        },
+        sip_term_uri: 'sip:acme.sip.telnyx.com:5061;transport=tls',
+        uac_register_expires: 300,
+      });
+      expect(res.body).not.toContain('tr-s3cret');
+      expect((await getNumber(n.slug)).body).not.toContain('tr-s3cret');
+
+      // Another setting alone keeps the password; '' clears a setting.
+      const proxy = await patchNumber(n.slug, { sip_outbound_proxy: 'edge.example.com' });
+      expect(proxy.json().response).toMatchObject({
+        sip_outbound_proxy: 'edge.example.com',
+        sip: { has_password: true, host: 'acme.sip.telnyx.com' },
+      });
+      const cleared = await patchNumber(n.slug, { trunk_pwd: '', sip_outbound_proxy: '' });
+      expect(cleared.json().response).toMatchObject({
+        sip_outbound_proxy: null,
+        sip: { has_password: false },
+      });
+
+      // Back to a Parley provider: the trunk settings and the published name go.
+      const back = await patchNumber(n.slug, { provider: 'twilio' });
+      expect(back.statusCode, back.body).toBe(200);
+      expect(back.json().response).toMatchObject({
+        provider: 'twilio',
+        provider_name: 'twilio',
+        sip: null,
+        sip_term_uri: '',
+        uac_register_expires: null,
+      });
+    });
+
+    it('needs trunk credentials to enable registration', async () => {
+      const n = fresh();
+      const res = await importNumber({
+        phone_number: n.e164,
+        provider: 'sip',
+        sip: { host: 'pbx.example.com' },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expectFieldError(await patchNumber(n.slug, { uac_enabled: true }), ['body', 'trunk_username']);
+      expectFieldError(await patchNumber(n.slug, { uac_enabled: true, trunk_username: 'u' }), [
+        'body',
+        'trunk_pwd',
+      ]);
+      const on = await patchNumber(n.slug, { uac_enabled: true, trunk_username: 'u', trunk_pwd: 'p' });
+      expect(on.statusCode, on.body).toBe(200);
+      expect(on.json().response).toMatchObject({
+        uac_enabled: true,
+        sip: { username: 'u', has_password: true },
+      });
+      // Clearing a credential while registration is on is refused.
+      expectFieldError(await patchNumber(n.slug, { trunk_pwd: '' }), ['body', 'trunk_pwd']);
+    });
+  });
+
   describe('auth', () => {
     it.each([
       ['GET', '/v2/numbers'],
       ['GET', '/v2/numbers/16280000000'],
       ['DELETE', '/v2/numbers/16280000000'],
       ['POST', '/v2/custom-numbers'],
+      ['PATCH', '/v2/numbers/16280000000'],
     ] as const)('%s %s answers 401 without a key', async (method, url) => {
-      const res = await t.call({ method, url, key: null, payload: method === 'POST' ? {} : undefined });
+      const withBody = method === 'POST' || method === 'PATCH';
+      const res = await t.call({ method, url, key: null, payload: withBody ? {} : undefined });
       expectErrorBody(res, 401, 'auth');
     });
   });

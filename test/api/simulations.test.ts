@@ -19,6 +19,7 @@ const CASE_KEYS = [
   'success_criteria',
   'call_success_type',
   'base_agent_id',
+  'base_agent',
   'created_at',
   'updated_at',
 ].sort();
@@ -29,6 +30,8 @@ const SUITE_KEYS = [
   'workspace_id',
   'language',
   'cases',
+  'case_summaries',
+  'agent',
   'created_at',
   'updated_at',
 ].sort();
@@ -105,6 +108,7 @@ forEachStore('simulation cases and suites', (target) => {
         success_criteria: ['The agent apologizes'],
         call_success_type: 'all',
         base_agent_id: null,
+        base_agent: null,
       });
       expect(c.simulation_case_id).toMatch(UUID);
       expect(c.created_at).toMatch(ISO);
@@ -127,6 +131,15 @@ forEachStore('simulation cases and suites', (target) => {
         success_criteria: ['a', 'b'],
         suite_id: suite.id,
         base_agent_id: agentA,
+        base_agent: {
+          model_id: agentA,
+          agent_name: expect.any(String),
+          agent_type: 'outbound',
+          voice_engine_type: '',
+          phone_number: null,
+          updated_at: expect.stringMatching(ISO),
+          image_url: null,
+        },
       });
     });
 
@@ -214,8 +227,9 @@ forEachStore('simulation cases and suites', (target) => {
       const w = await freshWorkspace();
       for (let i = 0; i < 12; i++) await createCase({ name: `case ${i}` }, w.key);
       const first = await ok('GET', '/v2/simulation_cases', undefined, w.key);
-      expect(Object.keys(first).sort()).toEqual(['items', 'page_number', 'page_size', 'total']);
+      expect(Object.keys(first).sort()).toEqual(['items', 'page_number', 'page_size', 'pagination', 'total']);
       expect(first).toMatchObject({ total: 12, page_number: 1, page_size: 10 });
+      expect(first.pagination).toEqual({ total_records: 12, limit: 10, offset: 0 });
       expect(first.items).toHaveLength(10);
       expect(first.items[0].name).toBe('case 11');
       expect(Object.keys(first.items[0]).sort()).toEqual(CASE_KEYS);
@@ -224,7 +238,13 @@ forEachStore('simulation cases and suites', (target) => {
       const exact = await ok('GET', '/v2/simulation_cases?page_number=3&page_size=5', undefined, w.key);
       expect(exact.items.map((c: Json) => c.name)).toEqual(['case 1', 'case 0']);
       const beyond = await ok('GET', '/v2/simulation_cases?page_number=99&page_size=100', undefined, w.key);
-      expect(beyond).toEqual({ items: [], total: 12, page_number: 99, page_size: 100 });
+      expect(beyond).toEqual({
+        pagination: { total_records: 12, limit: 100, offset: 9800 },
+        items: [],
+        total: 12,
+        page_number: 99,
+        page_size: 100,
+      });
       const one = await ok('GET', '/v2/simulation_cases?page_size=1', undefined, w.key);
       expect(one.items.map((c: Json) => c.name)).toEqual(['case 11']);
     });
@@ -424,6 +444,8 @@ forEachStore('simulation cases and suites', (target) => {
         workspace_id: t.ws.id,
         language: 'en-US',
         cases: [],
+        case_summaries: [],
+        agent: { id: agentA, name: expect.any(String), avatar: null },
       });
       expect(s.id).toMatch(UUID);
       expect(s.created_at).toMatch(ISO);

@@ -55,6 +55,12 @@ forEachStore('subaccounts', (target) => {
           'created_at',
           'max_concurrent_calls',
           'minutes_used',
+          'seconds_used',
+          'agency_id',
+          'permissions',
+          'pricing_tiers',
+          'members',
+          'max_minutes',
           'name',
           'plan',
           'subaccount_id',
@@ -66,6 +72,11 @@ forEachStore('subaccounts', (target) => {
         plan: 'standard',
         max_concurrent_calls: 3,
         minutes_used: 0,
+        seconds_used: 0,
+        agency_id: t.ws.id,
+        pricing_tiers: [],
+        members: [],
+        max_minutes: null,
       });
       expect(body.response.subaccount_id).toMatch(UUID);
       expect(body.response.subaccount_id).not.toBe(t.ws.id);
@@ -287,7 +298,8 @@ forEachStore('subaccounts', (target) => {
       const res = await t.call({ method: 'GET', url: `/v2/subaccounts/${sub.subaccount_id}` });
       expect(res.statusCode).toBe(200);
       const { api_key: _key, ...rest } = sub;
-      expect(res.json()).toEqual({ status: 'ok', response: rest });
+      // Also as the published API's one-element `subaccounts` array.
+      expect(res.json()).toEqual({ status: 'ok', response: { ...rest, subaccounts: [rest] } });
     });
 
     it('updates name and max_concurrent_calls', async () => {
@@ -383,7 +395,8 @@ forEachStore('subaccounts', (target) => {
         payload: { name: 'Keeper 2' },
       });
       expect(res.statusCode).toBe(200);
-      expect(res.json().response.minutes_used).toBe(1.5);
+      // Whole minutes (a started minute counts); the seconds exactly.
+      expect(res.json().response).toMatchObject({ minutes_used: 2, seconds_used: 90 });
     });
 
     it.each([5, -1, 0.5, '0', null])('rejects minutes_used: %j', async (value) => {

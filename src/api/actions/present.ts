@@ -1,3 +1,4 @@
+import { placeholderNames } from '../../actions/index.ts';
 import { toIso } from '../../core/index.ts';
 import type { Action, ActionKind } from '../../store/index.ts';
 
@@ -16,18 +17,125 @@ export const ACTION_TYPES: Record<ActionKind, string> = {
   INCALL_SMS: 'incall_sms_action_type',
   INCALL_WHATSAPP: 'incall_whatsapp_action_type',
   CUSTOM_ACTION: 'custom_action_type',
+  CUSTOM_EVAL: 'custom_eval_action_type',
 };
 
+/** An action as every read shows it: Parley's fields and the published ones. */
 export function presentAction(action: Action) {
+  const { name: _name, description: _description, ...hardCoded } = action.config;
   return {
     action_id: action.id,
     kind: action.kind,
     action_type: ACTION_TYPES[action.kind],
     name: action.name,
+    description: descriptionOf(action),
     config: action.config,
+    parameters_hard_coded: {
+      ...hardCoded,
+      ...(action.kind === 'SEND_SMS' ? { sms_message_text: str(action.config.content) } : {}),
+      ...(action.kind === 'INCALL_SMS' ? { sms_message_text: str(action.config.message_body) } : {}),
+    },
+    input_variables: { values: publishedValues(action) },
     created_at: toIso(action.createdAt),
     updated_at: toIso(action.updatedAt),
   };
+}
+
+/** `GET /actions/{id}`: the action, and the published one-element `actions` array of it. */
+export function presentActionDetail(action: Action) {
+  const read = presentAction(action);
+  return { ...read, actions: [read] };
+}
+
+/**
+ * The published `description`: the kind's description, else its instructions, else (an
+ * evaluation) its question's text, else ''.
+ */
+function descriptionOf(action: Action): string {
+  const c = action.config;
+  const question = c.question !== null && typeof c.question === 'object' ? c.question : {};
+  return str(c.description) || str(c.instructions) || ('text' in question ? str(question.text) : '');
+}
+
+/** The published value types: string, integer, number, boolean. */
+const PUBLISHED_TYPES: Record<string, 'string' | 'integer' | 'number' | 'boolean'> = {
+  yes_no: 'boolean',
+  int: 'integer',
+  integer: 'integer',
+  float: 'number',
+  number: 'number',
+  money: 'number',
+  bool: 'boolean',
+  boolean: 'boolean',
+};
+
+/** `input_variables.values` of an action read, in the published types. */
+function publishedValues(action: Action) {
+  const vars = inputVariablesOf(action)?.values ?? [];
+  // An extractor's type follows its kind; a custom action's is the variable's own type.
+  const typeOf = (v: InputVariableValue) =>
+    action.kind === 'INFORMATION_EXTRACTOR' ? str(action.config.kind) : v.type;
+  return vars.map((v) => ({
+    name: v.name,
+    type: PUBLISHED_TYPES[typeOf(v).toLowerCase()] ?? 'string',
+    description: v.description,
+    example: v.example,
+  }));
+}
+
+/** The items of a list of objects (anything else is skipped), with their string fields. */
+function keyed(value: unknown): Record<string, string>[] {
+  if (!Array.isArray(value)) return [];
+  return value.map((item: unknown) => {
+    const out: Record<string, string> = {};
+    if (item !== null && typeof item === 'object') {
+      for (const [k, v] of Object.entries(item)) if (typeof v === 'string') out[k] = v;
+    }
+    return out;
+  });
+}
+
+/**
+ * The variables an action's templates use that the conversation must provide (the create
+ * response's `prompt_variables`): placeholders of its texts, without the ones it fills itself
+ * (a custom action's `variables_during_the_call` and `variables_before_the_call`).
+ */
+export function promptVariablesOf(action: Action): string[] {
+  const c = action.config;
+  const texts: string[] = [];
+  const own = new Set<string>();
+  switch (action.kind) {
+    case 'CUSTOM_ACTION': {
+      texts.push(str(c.url), str(c.json_body_stringified));
+      for (const list of [c.headers, c.query_parameters, c.variables_before_the_call]) {
+        for (const kv of keyed(list)) texts.push(kv.key ?? '', kv.value ?? '');
+      }
+      if (c.query_parameters !== null && typeof c.query_parameters === 'object') {
+        if (!Array.isArray(c.query_parameters)) {
+          for (const [k, v] of Object.entries(c.query_parameters)) texts.push(k, str(v));
+        }
+      }
+      if (c.custom_auth !== null && typeof c.custom_auth === 'object' && 'value' in c.custom_auth) {
+        texts.push(str(c.custom_auth.value));
+      }
+      for (const v of keyed(c.variables_during_the_call)) if (v.name) own.add(v.name);
+      for (const v of keyed(c.variables_before_the_call)) if (v.key) own.add(v.key);
+      break;
+    }
+    case 'SEND_SMS':
+      texts.push(str(c.content));
+      break;
+    case 'INCALL_SMS':
+    case 'INCALL_WHATSAPP':
+      texts.push(str(c.message_body));
+      if (c.content_variables !== null && typeof c.content_variables === 'object') {
+        for (const v of Object.values(c.content_variables)) texts.push(str(v));
+      }
+      break;
+    default:
+      break;
+  }
+  return placeholderNames(...texts).filter((name) => !own.has(name));
 }
 
 export interface InputVariableValue {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { invalidInput, normalizeE164, notFound } from '../../core/index.ts';
+import { invalidInput, notFound } from '../../core/index.ts';
 import {
   ACTION_KINDS,
   type Action,
@@ -8,115 +8,31 @@ import {
   type Repositories,
   type Store,
 } from '../../store/index.ts';
-import { parseCalendarRef } from '../../runtime/index.ts';
-import { isTimeZone } from '../assistants/rules.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
-import { ACTION_TYPES, presentAction } from './present.ts';
+import { checkConfig, kindBody, mergeConfig, nameOf, normalizeConfig } from './normalize.ts';
+import { ACTION_TYPES, presentAction, presentActionDetail, promptVariablesOf } from './present.ts';
 import {
+  ActionDetail,
   ActionIdParams,
   ActionPage,
   AttachActionsBody,
   CreateActionBody,
+  CreatedAction,
+  DeletedAction,
+  GetActionQuery,
   ListActionsQuery,
   UpdateActionBody,
 } from './schemas.ts';
 
 const TAG = ['Actions'];
 
-type Config = Record<string, unknown>;
-
 const actionNotFound = (id: string, status: 400 | 404 = 404) => notFound(`action ${id} not found`, status);
 
 /** The kind keys present in a create or update body. */
-function kindsIn(body: Partial<Record<ActionKind, unknown>>): ActionKind[] {
+function kindsIn(body: UpdateActionBody): ActionKind[] {
   return ACTION_KINDS.filter((k) => body[k] !== undefined);
 }
-
-function checkUrl(value: unknown, loc: (string | number)[]): void {
-  const where = `body.${loc.join('.')}`;
-  let url: URL | null = null;
-  try {
-    url = new URL(String(value));
-  } catch {
-    url = null;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw invalidInput(`${where} must be an absolute http or https URL`, ['body', ...loc], 'url');
-  }
-}
-
-/** Rules a kind's configuration must keep beyond its schema; checked on the (merged) whole. */
-function checkConfig(kind: ActionKind, c: Config): void {
-  const loc = (field: string) => ['body', kind, field];
-  switch (kind) {
-    case 'INFORMATION_EXTRACTOR':
-      if (c.kind === 'single_choice' && !(Array.isArray(c.choices) && c.choices.length > 0)) {
-        throw invalidInput(
-          `body.${kind}.choices is required when kind is single_choice`,
-          loc('choices'),
-          'missing',
-        );
-      }
-      return;
-    case 'LIVE_TRANSFER': {
-      const phone = String(c.phone);
-      if (!phone.startsWith('sip:') && !normalizeE164(phone)) {
-        throw invalidInput(
-          `body.${kind}.phone is not a valid phone number with a country code (or a sip: URI)`,
-          loc('phone'),
-          'phone_number',
-        );
-      }
-      return;
-    }
-    case 'INCALL_SMS':
-    case 'INCALL_WHATSAPP':
-      if (c.message_body === undefined && c.content_sid === undefined) {
-        throw invalidInput(
-          `body.${kind}.message_body or body.${kind}.content_sid is required`,
-          loc('message_body'),
-          'missing',
-        );
-      }
-      return;
-    case 'REAL_TIME_BOOKING': {
-      if (!isTimeZone(String(c.timezone))) {
-        throw invalidInput(
-          `body.${kind}.timezone "${String(c.timezone)}" is not an IANA time zone`,
-          loc('timezone'),
-        );
-      }
-      const calendar = parseCalendarRef(c.calendar);
-      if (!calendar.ok) {
-        throw invalidInput(`body.${kind}.${calendar.message}`, ['body', kind, ...calendar.field.split('.')]);
-      }
-      return;
-    }
-    case 'CUSTOM_ACTION': {
-      checkUrl(c.url, [kind, 'url']);
-      const body = c.json_body_stringified;
-      if (typeof body === 'string' && body !== '') {
-        try {
-          JSON.parse(body);
-        } catch {
-          throw invalidInput(
-            `body.${kind}.json_body_stringified must be a JSON document`,
-            loc('json_body_stringified'),
-            'json',
-          );
-        }
-      }
-      return;
-    }
-    case 'SEND_SMS':
-      return;
-  }
-}
-
-/** The stored name: the kind's `name`, or an extractor's `identifier`; never altered. */
-const nameOf = (kind: ActionKind, c: Config): string =>
-  String((kind === 'INFORMATION_EXTRACTOR' ? c.identifier : c.name) ?? '');
 
 /** Checks that the agent and every action are the workspace's; 404 naming what is missing. */
 async function agentAndActions(repos: Repositories, ws: string, agentId: string, ids: string[]) {
@@ -160,31 +76,34 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
         tags: TAG,
         summary: 'Create an action (the body has exactly one kind key)',
         body: CreateActionBody,
-        response: {
-          200: okEnvelope(Type.Object({ action_id: Type.String(), action_type: Type.String() })),
-          ...errorResponses(400, 401),
-        },
+        response: { 200: okEnvelope(CreatedAction), ...errorResponses(400, 401) },
       },
     },
     async (request) => {
-      const body = request.body as Partial<Record<ActionKind, Config>>;
-      const kinds = kindsIn(body);
-      const [kind] = kinds;
-      if (kinds.length !== 1 || kind === undefined) {
+      const body = request.body;
+      const parts = ACTION_KINDS.flatMap((k) => kindBody(body, k) ?? []);
+      const [given] = parts;
+      if (parts.length !== 1 || given === undefined) {
+        const found = parts.map((p) => p.kind).sort();
         throw invalidInput(
-          `body must contain exactly one of ${ACTION_KINDS.join(', ')} (found ${kinds.length === 0 ? 'none' : kinds.join(', ')})`,
+          `body must contain exactly one of ${ACTION_KINDS.join(', ')} (found ${found.length === 0 ? 'none' : found.join(', ')})`,
           ['body'],
           'one_kind',
         );
       }
-      const config = body[kind] ?? {};
+      const kind = given.kind;
+      const config = mergeConfig({}, normalizeConfig(given, 'create'));
       checkConfig(kind, config);
       const action = await store.actions.create(request.workspace.id, {
         kind,
         name: nameOf(kind, config),
         config,
       });
-      return ok({ action_id: action.id, action_type: ACTION_TYPES[kind] });
+      return ok({
+        action_id: action.id,
+        action_type: ACTION_TYPES[kind],
+        prompt_variables: promptVariablesOf(action),
+      });
     },
   );
 
@@ -195,13 +114,14 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
         tags: TAG,
         summary: 'Get an action',
         params: ActionIdParams,
-        response: { 200: okEnvelope(Type.Ref('Action')), ...errorResponses(400, 401, 404) },
+        querystring: GetActionQuery,
+        response: { 200: okEnvelope(ActionDetail), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
       const action = await store.actions.get(request.workspace.id, request.params.action_id);
       if (!action) throw actionNotFound(request.params.action_id);
-      return ok(presentAction(action));
+      return ok(presentActionDetail(action));
     },
   );
 
@@ -219,7 +139,7 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     async (request) => {
       const ws = request.workspace.id;
       const id = request.params.action_id;
-      const body = request.body as Partial<Record<ActionKind, Config>>;
+      const body = request.body;
       const updated: Action = await store.transaction(async (repos) => {
         // The specification lists only 400 for this operation: unknown is a 400 not_found.
         const current = await repos.actions.get(ws, id);
@@ -232,7 +152,7 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
             'not_accepted',
           );
         }
-        const given = body[current.kind];
+        const given = kindBody(body, current.kind);
         if (given === undefined) {
           throw invalidInput(
             `body.${current.kind} is required (the action's kind)`,
@@ -240,7 +160,7 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
             'missing',
           );
         }
-        const config = { ...current.config, ...given };
+        const config = mergeConfig(current.config, normalizeConfig(given, 'update'), current.kind);
         checkConfig(current.kind, config);
         const next = await repos.actions.update(ws, id, { name: nameOf(current.kind, config), config });
         if (!next) throw actionNotFound(id, 400);
@@ -257,17 +177,14 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
         tags: TAG,
         summary: 'Delete an action (detaching it from every agent)',
         params: ActionIdParams,
-        response: {
-          200: okEnvelope(Type.Object({ action_id: Type.String() })),
-          ...errorResponses(400, 401, 404),
-        },
+        response: { 200: okEnvelope(DeletedAction), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
       const id = request.params.action_id;
       const deleted = await store.transaction((repos) => repos.actions.delete(request.workspace.id, id));
       if (!deleted) throw actionNotFound(id);
-      return ok({ action_id: id });
+      return ok({ action_id: id, answer: 'ok' });
     },
   );
 

@@ -1,5 +1,6 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
-import { ACTION_KINDS, type ActionKind } from '../../store/index.ts';
+import { DEFAULT_EVAL_CATEGORY, EVAL_CATEGORIES, WEEKDAY_NAMES } from '../../actions/index.ts';
+import { ACTION_KINDS } from '../../store/index.ts';
 import {
   HttpUrl,
   NonEmptyString,
@@ -11,6 +12,11 @@ import {
 // The action resource (WIRE.md section 8). A create body carries exactly one kind key whose value
 // is that kind's configuration; an update body carries the action's own kind key with the fields
 // to change. Keys Parley does not know inside a configuration are kept and echoed (as for agents).
+//
+// Each kind's schema takes both Parley's form and the vendor's published form of that kind (the
+// published fields are typed here; normalize.ts maps them onto the stored configuration once).
+// What a form requires beyond its types (Parley's `name`, an extractor's `description`, a transfer's
+// `phone` or `phone_book_id`) is checked by normalize.ts, which names the missing field.
 
 /** Names of transfer, SMS and WhatsApp actions: kept exactly as typed, at most 64 characters. */
 export const ACTION_NAME_MAX = 64;
@@ -19,45 +25,131 @@ export const ACTION_NAME_MAX = 64;
 const ExactName = () =>
   NonEmptyString(
     ACTION_NAME_MAX,
-    `Stored exactly as typed (no trimming); at most ${ACTION_NAME_MAX} characters.`,
+    `Stored exactly as typed (no trimming); at most ${ACTION_NAME_MAX} characters. ` +
+      'Optional: without it the action gets a default name (see the API notes).',
   );
 const Name = () => NonEmptyString(200);
 const Text = (maxLength = 4000, description?: string) =>
   Type.String({ maxLength, ...(description ? { description } : {}) });
+const Flag = () => Type.Optional(Type.Boolean());
 
 const open = <T extends TProperties>(properties: T, description?: string): TObject<T> =>
   Type.Object(properties, { additionalProperties: true, ...(description ? { description } : {}) });
 
+const KeyValue = () => Type.Object({ key: NonEmptyString(200), value: Text() });
+const KeyValues = (description?: string) =>
+  Type.Array(KeyValue(), { maxItems: 100, ...(description ? { description } : {}) });
+
+// ---- INFORMATION_EXTRACTOR ---------------------------------------------------------------------
+
+/** Parley's `kind` of each published question key. */
+export const QUESTION_KINDS = {
+  YES_NO: 'yes_no',
+  SINGLE_CHOICE: 'single_choice',
+  OPEN_QUESTION: 'open_question',
+} as const;
+export type QuestionKey = keyof typeof QUESTION_KINDS;
+
+const Identifier = () => NonEmptyString(200, 'The variable name the extracted value is stored under.');
+const Choices = () => Type.Array(NonEmptyString(500), { maxItems: 100, description: 'For single_choice.' });
+const Examples = () => Type.Array(Text(1000), { maxItems: 100 });
+const QuestionDescription = () =>
+  Text(4000, 'What to extract (also the trigger condition); without it, derived from the identifier.');
+
+export const YesNoQuestion = open({
+  identifier: Identifier(),
+  description: Type.Optional(QuestionDescription()),
+});
+export const SingleChoiceQuestion = open({
+  identifier: Identifier(),
+  description: Type.Optional(QuestionDescription()),
+  choices: Type.Optional(Choices()),
+});
+export const OpenQuestion = open({
+  identifier: Identifier(),
+  description: Type.Optional(QuestionDescription()),
+  examples: Type.Optional(Examples()),
+});
+
 export const InformationExtractorConfig = open(
   {
-    identifier: NonEmptyString(200, 'The variable name the extracted value is stored under.'),
-    description: NonEmptyString(4000, 'What to extract; also the trigger condition.'),
-    kind: StringEnum(['yes_no', 'single_choice', 'open_question'] as const),
-    choices: Type.Optional(
-      Type.Array(NonEmptyString(500), { maxItems: 100, description: 'For single_choice.' }),
-    ),
-    examples: Type.Optional(Type.Array(Text(1000), { maxItems: 100 })),
+    identifier: Type.Optional(Identifier()),
+    description: Type.Optional(NonEmptyString(4000, 'What to extract; also the trigger condition.')),
+    kind: Type.Optional(StringEnum(['yes_no', 'single_choice', 'open_question'] as const)),
+    choices: Type.Optional(Choices()),
+    examples: Type.Optional(Examples()),
+    YES_NO: Type.Optional(YesNoQuestion),
+    SINGLE_CHOICE: Type.Optional(SingleChoiceQuestion),
+    OPEN_QUESTION: Type.Optional(OpenQuestion),
   },
-  'Extracts a value from the conversation.',
+  'Extracts a value from the conversation. Either flat `{identifier, description, kind, choices?, ' +
+    'examples?}` or one question key (`YES_NO`, `SINGLE_CHOICE`, `OPEN_QUESTION`) holding ' +
+    '`{identifier, description?, choices?|examples?}`; stored flat.',
+);
+export type InformationExtractorInput = Static<typeof InformationExtractorConfig>;
+
+// ---- LIVE_TRANSFER -----------------------------------------------------------------------------
+
+export const TRANSFER_MODES = ['cold_transfer', 'warm_transfer', 'warm_transfer_with_context'] as const;
+
+/** `HH:MM`, 24-hour; `24:00` ends a day. */
+const ClockTime = () => Type.String({ pattern: '^(?:(?:[01]\\d|2[0-3]):[0-5]\\d|24:00)$' });
+
+export const HumanAvailability = Type.Object(
+  {
+    timezone: NonEmptyString(64, 'IANA time zone the schedule is in.'),
+    schedule: Type.Array(
+      Type.Object({
+        weekday: StringEnum(WEEKDAY_NAMES),
+        interval: Type.Array(Type.Object({ from: ClockTime(), to: ClockTime() }), {
+          minItems: 1,
+          maxItems: 10,
+        }),
+      }),
+      { maxItems: 7, description: 'A weekday appears at most once.' },
+    ),
+    unavailable_message: Type.Optional(Text()),
+    active: Type.Boolean(),
+  },
+  { description: 'When people take transfers; outside it a transfer fails and unavailable_message is said.' },
 );
 
 export const LiveTransferConfig = open(
   {
-    name: ExactName(),
-    phone: NonEmptyString(32, 'Where to transfer the call (E.164).'),
-    transfer_mode: Type.Optional(StringEnum(['cold_transfer', 'warm_transfer'] as const)),
+    name: Type.Optional(ExactName()),
+    phone: Type.Optional(NonEmptyString(32, 'Where to transfer the call (E.164 or a sip: URI).')),
+    phone_book_id: Type.Optional(
+      NonEmptyString(
+        200,
+        'Accepted and kept; Parley has no phone books, so without `phone` the transfer fails.',
+      ),
+    ),
+    transfer_mode: Type.Optional(StringEnum(TRANSFER_MODES)),
     instructions: Type.Optional(Text()),
     initiating_msg: Type.Optional(Text()),
     failed_msg: Type.Optional(Text()),
+    goodbye_msg: Type.Optional(Text()),
+    message_to_transfer_target: Type.Optional(Text()),
     timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, description: 'Seconds.' })),
+    digits: Type.Optional(Type.String({ maxLength: 32, pattern: '^[0-9*#wWpP,]*$' })),
+    enable_background_music: Flag(),
+    stop_recording_after_transfer: Flag(),
+    human_detection: Flag(),
+    human_detection_timeout_seconds: Type.Optional(Type.Integer({ minimum: 30, maximum: 1800 })),
+    summarization_prompt: Type.Optional(Text()),
+    preserve_caller_id: Flag(),
+    screened: Flag(),
+    human_availability: Type.Optional(HumanAvailability),
   },
-  'Transfers the call to a person.',
+  'Transfers the call to a person (`phone`, or the published `phone_book_id`).',
 );
+
+// ---- SEND_SMS, INCALL_SMS, INCALL_WHATSAPP -----------------------------------------------------
 
 export const SendSmsConfig = open(
   {
-    name: ExactName(),
-    content: NonEmptyString(1600, 'The message (sent after the call).'),
+    name: Type.Optional(ExactName()),
+    content: NonEmptyString(1600, 'The message (sent after the call); may hold {variable} or <variable>.'),
     instructions: Type.Optional(Text()),
   },
   'Sends a text message after the call.',
@@ -65,28 +157,66 @@ export const SendSmsConfig = open(
 
 export const InCallMessageConfig = open(
   {
-    name: ExactName(),
-    message_body: Type.Optional(NonEmptyString(1600)),
+    name: Type.Optional(ExactName()),
+    message_body: Type.Optional(NonEmptyString(1600, 'May hold {variable} or <variable>.')),
     content_sid: Type.Optional(NonEmptyString(200, 'A provider message template.')),
-    wait_for_reply: Type.Optional(Type.Boolean()),
+    content_variables: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 20 }), Type.String({ maxLength: 1000 }), {
+        maxProperties: 50,
+        description:
+          'The template\'s values by position, e.g. {"1": "<user_name>"}; values may hold variables.',
+      }),
+    ),
+    wait_for_reply: Flag(),
     timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
+    fallback_message: Type.Optional(Text(4000, 'Said when no reply comes in time.')),
+    message_before_action: Type.Optional(Text(4000, 'Said before the message is sent.')),
   },
   'Sends a message during the call; message_body or content_sid is required.',
 );
 
+// ---- REAL_TIME_BOOKING -------------------------------------------------------------------------
+
 export const RealTimeBookingConfig = open(
   {
-    name: Name(),
+    name: Type.Optional(Name()),
     timezone: NonEmptyString(64, 'IANA time zone.'),
-    no_of_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
-    max_time_slots: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    min_hours_diff: Type.Optional(Type.Number({ minimum: 0, maximum: 8760 })),
+    first_appt_date: Type.Optional(
+      Type.String({ format: 'date', description: 'YYYY-MM-DD: the first day offered.' }),
+    ),
+    no_of_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'Default 3.' })),
+    max_time_slots: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Default 3.' })),
+    min_hours_diff: Type.Optional(Type.Number({ minimum: 0, maximum: 8760, description: 'Default 3.' })),
     calendar: Type.Optional(
       Type.Union([Type.String({ maxLength: 2000 }), Type.Object({}, { additionalProperties: true })]),
+    ),
+    CALCOM: Type.Optional(
+      open(
+        {
+          event_id: Type.Optional(Type.Union([NonEmptyString(200), Type.Integer({ minimum: 1 })])),
+          integration: Type.Optional(StringEnum(['GMeet', 'Zoom'] as const)),
+          sms_boolean: Flag(),
+          sms_message: Type.Optional(Text(1600)),
+          user_email: Type.Optional(NonEmptyString(320)),
+        },
+        'The published Cal.com integration: kept as given; bookings go to `calendar`.',
+      ),
+    ),
+    GHL: Type.Optional(
+      open(
+        {
+          calendar_id: Type.Optional(NonEmptyString(200)),
+          autoconfirm: Type.Optional(StringEnum(['confirmed', 'new'] as const)),
+          booking_title: Type.Optional(Text(500)),
+        },
+        'The published GoHighLevel integration: kept as given; bookings go to `calendar`.',
+      ),
     ),
   },
   'Books appointments in a calendar.',
 );
+
+// ---- CUSTOM_ACTION -----------------------------------------------------------------------------
 
 export const HTTP_MODES = ['GET', 'POST', 'PUT', 'PATCH'] as const;
 
@@ -97,41 +227,88 @@ export const CallVariable = open({
   type: Type.Optional(NonEmptyString(32, 'Default string.')),
 });
 
+const Template = 'May hold {variable} or <variable> placeholders.';
+
 export const CustomActionConfig = open(
   {
     name: Name(),
     description: Type.Optional(Text(4000, 'When to use the action; also the trigger condition.')),
     http_mode: StringEnum(HTTP_MODES),
-    url: HttpUrl('The endpoint to call'),
-    headers: Type.Optional(
-      Type.Array(Type.Object({ key: NonEmptyString(200), value: Text() }), { maxItems: 100 }),
-    ),
+    url: HttpUrl(`The endpoint to call. ${Template}`),
+    headers: Type.Optional(KeyValues(Template)),
     query_parameters: Type.Optional(
-      Type.Union([
-        Type.Array(Type.Object({ key: NonEmptyString(200), value: Text() }), { maxItems: 100 }),
-        Type.Object({}, { additionalProperties: true }),
-      ]),
+      Type.Union([KeyValues(Template), Type.Object({}, { additionalProperties: true })]),
     ),
-    json_body_stringified: Type.Optional(Text(100_000, 'A JSON document (text) sent as the body.')),
-    custom_auth: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    json_body_stringified: Type.Optional(
+      Text(100_000, `A JSON document (text) sent as the body. ${Template}`),
+    ),
+    custom_auth: Type.Optional(
+      open({
+        is_needed: Flag(),
+        location: Type.Optional(Text(32, '`header` (default) or `query`.')),
+        key: Type.Optional(Text(200, 'The scheme for a header (default Bearer), the parameter for a query.')),
+        value: Type.Optional(Text()),
+      }),
+    ),
+    variables_before_the_call: Type.Optional(
+      KeyValues(`Fixed placeholder values; a value may itself hold variables. ${Template}`),
+    ),
     variables_during_the_call: Type.Optional(Type.Array(CallVariable, { maxItems: 100 })),
-    run_action_before_call_start: Type.Optional(Type.Boolean()),
+    run_action_before_call_start: Flag(),
     speech_while_using_the_tool: Type.Optional(Text()),
+    message_before_action_starts: Type.Optional(Text()),
     failure_timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, description: 'Seconds.' })),
     message_error: Type.Optional(Text()),
+    action_sound: Type.Optional(
+      Type.Union([
+        StringEnum([
+          '',
+          'typing',
+          'ambient-background',
+          'modern-jazz',
+          'inspirational-symphony-classical-music',
+        ] as const),
+        Type.Null(),
+      ]),
+    ),
+    integration: Type.Optional(StringEnum(['ghl', 'hubspot', 'salesforce', 'salesforce-sandbox'] as const)),
+    agent_speak_naturally: Flag(),
+    message_delay: Type.Optional(Text()),
+    message_delay_time: Type.Optional(Type.Integer({ minimum: 0, maximum: 600, description: 'Seconds.' })),
+    prompt: Type.Optional(Text(20_000)),
   },
   'Calls an HTTP endpoint.',
 );
 
-export const KIND_CONFIGS = {
-  REAL_TIME_BOOKING: RealTimeBookingConfig,
-  INFORMATION_EXTRACTOR: InformationExtractorConfig,
-  LIVE_TRANSFER: LiveTransferConfig,
-  SEND_SMS: SendSmsConfig,
-  INCALL_SMS: InCallMessageConfig,
-  INCALL_WHATSAPP: InCallMessageConfig,
-  CUSTOM_ACTION: CustomActionConfig,
-} as const satisfies Record<ActionKind, TObject>;
+// ---- Bodies ------------------------------------------------------------------------------------
+
+// ---- CUSTOM_EVAL -------------------------------------------------------------------------------
+
+const EvalQuestionFields = {
+  identifier: NonEmptyString(200, 'The name of the evaluation (also the action name).'),
+  text: NonEmptyString(4000, 'The question asked about the conversation once it is over.'),
+  category: Type.Optional(
+    // The default is applied on create by normalize.ts (an update keeps the stored category).
+    StringEnum(EVAL_CATEGORIES, {
+      description:
+        'The form of the answer: pass_fail (true/false), numeric (a number), likert_scale (1 to 5), ' +
+        `descriptive (text). Default ${DEFAULT_EVAL_CATEGORY}.`,
+    }),
+  ),
+  expected_result: Type.Optional(
+    Text(4000, 'What the business expects (for pass_fail: true or false); kept and echoed.'),
+  ),
+};
+
+export const EvalQuestion = open(EvalQuestionFields);
+
+export const CustomEvalConfig = open(
+  { question: EvalQuestion },
+  'A question answered over the transcript after the conversation ends (no tool during it).',
+);
+
+/** An update merges into the stored question: every field is optional. */
+const CustomEvalPatch = open({ question: Type.Optional(Type.Partial(EvalQuestion)) });
 
 export const CreateActionBody = Type.Object(
   {
@@ -142,6 +319,7 @@ export const CreateActionBody = Type.Object(
     INCALL_SMS: Type.Optional(InCallMessageConfig),
     INCALL_WHATSAPP: Type.Optional(InCallMessageConfig),
     CUSTOM_ACTION: Type.Optional(CustomActionConfig),
+    CUSTOM_EVAL: Type.Optional(CustomEvalConfig),
   },
   { description: `Exactly one of: ${ACTION_KINDS.join(', ')}.` },
 );
@@ -156,12 +334,20 @@ export const UpdateActionBody = Type.Object(
     INCALL_SMS: Type.Optional(Type.Partial(InCallMessageConfig)),
     INCALL_WHATSAPP: Type.Optional(Type.Partial(InCallMessageConfig)),
     CUSTOM_ACTION: Type.Optional(Type.Partial(CustomActionConfig)),
+    CUSTOM_EVAL: Type.Optional(CustomEvalPatch),
   },
   { description: "Only the action's own kind key; its fields are merged into the configuration." },
 );
 export type UpdateActionBody = Static<typeof UpdateActionBody>;
 
 export const ActionIdParams = Type.Object({ action_id: NonEmptyString(100) });
+
+export const GetActionQuery = Type.Object({
+  include_assistants: Type.Boolean({
+    default: false,
+    description: 'Accepted for compatibility; the agents an action is attached to are not listed yet.',
+  }),
+});
 
 export const ListActionsQuery = Type.Object(limitOffsetQuery(20, 1000));
 
@@ -171,20 +357,55 @@ export const AttachActionsBody = Type.Object({
 });
 export type AttachActionsBody = Static<typeof AttachActionsBody>;
 
-export const ActionRead = Type.Object(
-  {
-    action_id: Type.String(),
-    kind: StringEnum(ACTION_KINDS),
-    action_type: Type.String(),
-    name: Type.String(),
-    config: Type.Object({}, { additionalProperties: true }),
-    created_at: Type.String({ format: 'date-time' }),
-    updated_at: Type.String({ format: 'date-time' }),
-  },
-  { $id: 'Action', title: 'Action' },
-);
+// ---- Responses ---------------------------------------------------------------------------------
+
+const ActionFields = {
+  action_id: Type.String(),
+  kind: StringEnum(ACTION_KINDS),
+  action_type: Type.String(),
+  name: Type.String(),
+  description: Type.String({ description: "The action's description or instructions ('' when none)." }),
+  config: Type.Object({}, { additionalProperties: true }),
+  parameters_hard_coded: Type.Object(
+    {},
+    { additionalProperties: true, description: 'The configuration without name and description.' },
+  ),
+  input_variables: Type.Object(
+    {
+      values: Type.Array(
+        Type.Object({
+          name: Type.String(),
+          type: StringEnum(['string', 'integer', 'number', 'boolean'] as const),
+          description: Type.String(),
+          example: Type.String(),
+        }),
+      ),
+    },
+    { description: 'What the action collects during the conversation.' },
+  ),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+};
+
+export const ActionRead = Type.Object(ActionFields, { $id: 'Action', title: 'Action' });
+
+/** One action read: the action itself, and (as published) a one-element `actions` array of it. */
+export const ActionDetail = Type.Object({
+  ...ActionFields,
+  actions: Type.Array(Type.Ref('Action')),
+});
 
 export const ActionPage = Type.Object({
   pagination: PaginationSchema,
   actions: Type.Array(Type.Ref('Action')),
 });
+
+export const CreatedAction = Type.Object({
+  action_id: Type.String(),
+  action_type: Type.String(),
+  prompt_variables: Type.Array(Type.String(), {
+    description: "The variables the action's templates use that the conversation must provide.",
+  }),
+});
+
+export const DeletedAction = Type.Object({ action_id: Type.String(), answer: Type.String() });

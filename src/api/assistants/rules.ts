@@ -1,4 +1,4 @@
-import { invalidInput, normalizeE164 } from '../../core/index.ts';
+import { invalidInput, requireE164 } from '../../core/index.ts';
 import type { AgentSpec } from '../../store/index.ts';
 import { NOT_ACCEPTED_ON_UPDATE, type CreateAgentBody, type UpdateAgentBody } from './schemas.ts';
 
@@ -44,15 +44,7 @@ function checkAgentConfig(agent: Record<string, unknown> | undefined): void {
 /** E.164 form of the agent's number; an empty string clears it. */
 function normalizedPhone(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
-  const e164 = normalizeE164(value);
-  if (!e164) {
-    throw invalidInput(
-      'body.phone_number is not a valid phone number with a country code',
-      ['body', 'phone_number'],
-      'phone_number',
-    );
-  }
-  return e164;
+  return requireE164(value, ['body', 'phone_number']);
 }
 
 function checkCommon(body: CreateAgentBody | UpdateAgentBody): void {
@@ -89,6 +81,17 @@ function checkVoicemail(spec: AgentSpec, blame: 'voicemail' | 'mode'): void {
   }
 }
 
+/** A limit that is on needs a length: `duration_seconds: 0` is accepted only while disabled. */
+function checkMaxDuration(spec: AgentSpec): void {
+  const limit = spec.max_duration as { duration_seconds?: number; is_enabled?: boolean } | undefined;
+  if (limit?.is_enabled === true && limit.duration_seconds === 0) {
+    throw invalidInput(
+      'body.max_duration.duration_seconds must be at least 1 when max_duration.is_enabled is true',
+      ['body', 'max_duration', 'duration_seconds'],
+    );
+  }
+}
+
 function defined(obj: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
 }
@@ -108,6 +111,7 @@ export function specForCreate(body: CreateAgentBody): AgentSpec {
     agent: { ...AGENT_DEFAULTS, ...body.agent },
   });
   checkVoicemail(spec, 'voicemail');
+  checkMaxDuration(spec);
   return spec;
 }
 
@@ -144,5 +148,6 @@ export function specForUpdate(
   const modeChanged = body.agent?.greeting_message_mode !== undefined;
   const enablesVoicemail = body.voicemail_message?.enabled === true;
   checkVoicemail(next, modeChanged && !enablesVoicemail ? 'mode' : 'voicemail');
+  checkMaxDuration(next);
   return next;
 }

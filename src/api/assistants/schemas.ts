@@ -51,6 +51,12 @@ export const AgentConfig = Type.Object(
     patience_level: Type.Optional(enumOf(['low', 'medium', 'high'] as const)),
     end_call_reasons: Type.Optional(Type.Array(Str(2000), { maxItems: 100, description: 'Deprecated.' })),
     end_call_reasons_v2: Type.Optional(Type.Array(EndCallReasonV2, { maxItems: 100 })),
+    allow_public_chat: Type.Optional(
+      Type.Boolean({
+        description:
+          'Chats without an API key (public widgets) may be opened with this agent. Default: on for widget and chat agents, off for the others.',
+      }),
+    ),
   },
   { additionalProperties: true, description: 'Agent configuration; update merges it key by key.' },
 );
@@ -58,7 +64,9 @@ export const AgentConfig = Type.Object(
 // Like `agent`, these keep keys Parley does not know and echo them.
 export const MaxDuration = Type.Object(
   {
-    duration_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+    duration_seconds: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 86_400, description: 'At least 1 when is_enabled is true.' }),
+    ),
     is_enabled: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: true },
@@ -144,12 +152,19 @@ export const AgentRead = Type.Object(
     name: Type.String(),
     description: Type.String(),
     agent: Type.Object({}, { additionalProperties: true }),
-    phone_number: Type.Union([Type.String(), Type.Null()]),
-    external_webhook_url: Type.Union([Type.String(), Type.Null()]),
-    inbound_call_webhook_url: Type.Union([Type.String(), Type.Null()]),
+    // Strings and objects as the published API types them: empty when not set, never null.
+    phone_number: Type.String({ description: 'Empty when none.' }),
+    external_webhook_url: Type.String({ description: 'Empty when none.' }),
+    inbound_call_webhook_url: Type.String({ description: 'Empty when none.' }),
     is_recording: Type.Boolean(),
-    max_duration: Type.Union([MaxDuration, Type.Null()]),
-    voicemail_message: Type.Union([VoicemailMessage, Type.Null()]),
+    max_duration: Type.Object(MaxDuration.properties, {
+      additionalProperties: true,
+      description: '`{"is_enabled": false}` when not set.',
+    }),
+    voicemail_message: Type.Object(VoicemailMessage.properties, {
+      additionalProperties: true,
+      description: '`{"enabled": false}` when not set.',
+    }),
     end_call_reasons: Type.Array(Type.String()),
     knowledge_base_id: Type.Union([Type.String(), Type.Null()]),
     attached_phone_numbers: Type.Array(AttachedNumber),

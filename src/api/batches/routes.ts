@@ -1,6 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { BATCH_LIFETIME_MS, validateCallTimeWindow } from '../../dialer/index.ts';
-import { ParleyError, invalidInput, isUuid, normalizeE164, notFound, toIso } from '../../core/index.ts';
+import {
+  ParleyError,
+  invalidInput,
+  isUuid,
+  normalizeE164,
+  notFound,
+  toIso,
+  toVariableMap,
+} from '../../core/index.ts';
 import {
   type Batch,
   type BatchStatus,
@@ -105,7 +113,7 @@ export const batchRoutes: FastifyPluginAsyncTypebox<BatchRoutesOptions> = async 
         toPhoneNumber: t.to_phone_number,
         leadName: t.lead_name ?? null,
         leadEmail: t.lead_email ?? null,
-        customVariables: (t.custom_variables as Record<string, unknown> | undefined) ?? null,
+        customVariables: t.custom_variables === undefined ? null : toVariableMap(t.custom_variables),
         overrideModelId: t.override_model_id ?? null,
       }));
 

@@ -1,5 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { NonEmptyString, Nullable, PaginationSchema, StringEnum } from '../schemas/common.ts';
+import {
+  CustomVariablesInput,
+  NonEmptyString,
+  Nullable,
+  PaginationSchema,
+  StringEnum,
+} from '../schemas/common.ts';
 
 // Batch calls (spec "Batch calls", WIRE.md section 5).
 
@@ -14,7 +20,7 @@ export const TaskInput = Type.Object({
   to_phone_number: NonEmptyString(64, 'The number to call (E.164 preferred).'),
   lead_name: Type.Optional(Type.String({ maxLength: 200 })),
   lead_email: Type.Optional(Type.String({ maxLength: 320 })),
-  custom_variables: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  custom_variables: Type.Optional(CustomVariablesInput("Values for this recipient's `{placeholders}`.")),
   override_model_id: Type.Optional(NonEmptyString(100, 'Another agent for this recipient.')),
 });
 

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { callTimezone, zonedIso, type CallService, type CallStatus } from '../../calls/index.ts';
-import { invalidInput, isUuid, normalizeE164, notFound, toIso } from '../../core/index.ts';
-import { presentActions } from '../../runtime/index.ts';
-import type { Call, Store } from '../../store/index.ts';
+import type { CallService } from '../../calls/index.ts';
+import { invalidInput, isUuid, normalizeE164, notFound, toVariableMap } from '../../core/index.ts';
+import type { Agent, Store } from '../../store/index.ts';
 import { isTimeZone } from '../assistants/rules.ts';
 import { ok } from '../envelope.ts';
+import { agentTimezoneOf, listItem, presentCall } from './present.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import {
   CallIdParams,
@@ -22,47 +22,6 @@ import {
 
 const TAG = ['Calls'];
 
-export function presentCall(call: Call, agentTimezone?: string) {
-  const timezone = callTimezone(call, agentTimezone);
-  const started = call.answeredAt ?? call.ringingAt;
-  return {
-    call_id: call.id,
-    model_id: call.agentId,
-    status: call.status as CallStatus,
-    end_call_reason: call.endCallReason,
-    custom_end_call_reason: call.customEndCallReason,
-    error_message: call.errorMessage,
-    type_of_call: call.type,
-    phone_number_from: call.phoneFrom,
-    phone_number_to: call.phoneTo,
-    name: call.leadName,
-    lead_email: call.leadEmail,
-    lead_timezone: call.leadTimezone,
-    prompt_variables: call.variables,
-    transcript: call.transcript,
-    duration: call.durationSeconds ?? 0,
-    start_time: started !== null ? zonedIso(started, timezone) : null,
-    end_time: call.endedAt !== null ? zonedIso(call.endedAt, timezone) : null,
-    timezone,
-    recording_url: null,
-    ...presentActions(call.state),
-    analysis: call.analysis ?? null,
-    metadata: call.metadata,
-    batch_call_id: call.batchCallId,
-    quality: call.quality ?? null,
-    created_at: toIso(call.createdAt),
-  };
-}
-
-function listItem(call: Call, agentTimezone?: string) {
-  const { status, ...rest } = presentCall(call, agentTimezone);
-  return {
-    ...rest,
-    call_status: status,
-    lead_phone_number: call.type === 'inbound' ? call.phoneFrom : call.phoneTo,
-  };
-}
-
 function checkHttpUrl(value: string, loc: string[]) {
   let url: URL | null = null;
   try {
@@ -74,14 +33,20 @@ function checkHttpUrl(value: string, loc: string[]) {
     throw invalidInput(`${loc.join('.')} must be an absolute http or https URL`, loc, 'url');
 }
 
-const agentTimezoneOf = (spec: Record<string, unknown>) =>
-  ((spec.agent ?? {}) as { timezone?: string }).timezone;
-
 export const callRoutes: FastifyPluginAsyncTypebox<{ store: Store; calls: CallService }> = async (
   app,
   options,
 ) => {
   const { store, calls } = options;
+
+  /** The time zone of each agent named (a deleted agent has none: its calls show the lead's or UTC). */
+  async function agentTimezones(workspaceId: string, known: Agent[], ids: string[]) {
+    const zones = new Map<string, string | undefined>(known.map((a) => [a.id, agentTimezoneOf(a.spec)]));
+    const missing = [...new Set(ids)].filter((id) => !zones.has(id));
+    const agents = await Promise.all(missing.map((id) => store.agents.get(workspaceId, id)));
+    missing.forEach((id, i) => zones.set(id, agents[i] ? agentTimezoneOf(agents[i].spec) : undefined));
+    return zones;
+  }
 
   app.post(
     '/calls',
@@ -137,8 +102,7 @@ export const callRoutes: FastifyPluginAsyncTypebox<{ store: Store; calls: CallSe
         throw invalidInput('body.lead_email is not an email address', ['body', 'lead_email']);
       if (body.external_webhook_url !== undefined)
         checkHttpUrl(body.external_webhook_url, ['body', 'external_webhook_url']);
-      const variables: Record<string, string | number | boolean> = {};
-      for (const item of body.custom_variables ?? []) variables[item.key] = item.value;
+      const variables = toVariableMap(body.custom_variables);
       const { call, eta } = await calls.place(workspace, {
         agent,
         from: number.number,
@@ -162,15 +126,16 @@ export const callRoutes: FastifyPluginAsyncTypebox<{ store: Store; calls: CallSe
     {
       schema: {
         tags: TAG,
-        summary: "List an agent's calls, newest first",
+        summary: "List an agent's calls (or, without model_id, the workspace's), newest first",
         querystring: ListCallsQuery,
         response: { 200: okEnvelope(CallPage), ...errorResponses(400, 401) },
       },
     },
     async (request) => {
       const q = request.query;
-      const agent = await store.agents.get(request.workspace.id, q.model_id);
-      if (!agent) throw notFound(`model_id: agent ${q.model_id} not found`, 400);
+      const workspaceId = request.workspace.id;
+      const agent = q.model_id === undefined ? null : await store.agents.get(workspaceId, q.model_id);
+      if (q.model_id !== undefined && !agent) throw notFound(`model_id: agent ${q.model_id} not found`, 400);
       let leadPhone: string | undefined;
       if (q.lead_phone_number !== undefined) {
         const normalized = normalizeE164(q.lead_phone_number);
@@ -185,8 +150,8 @@ export const callRoutes: FastifyPluginAsyncTypebox<{ store: Store; calls: CallSe
         throw invalidInput('query.duration_max must not be below duration_min', ['query', 'duration_max']);
       if (q.from_date !== undefined && q.to_date !== undefined && q.from_date > q.to_date)
         throw invalidInput('query.to_date must not be before from_date', ['query', 'to_date']);
-      const page = await store.calls.list(request.workspace.id, {
-        agentId: agent.id,
+      const page = await store.calls.list(workspaceId, {
+        ...(agent ? { agentId: agent.id } : {}),
         limit: q.limit,
         offset: q.offset,
         ...(q.call_status !== undefined ? { status: q.call_status } : {}),
@@ -197,10 +162,14 @@ export const callRoutes: FastifyPluginAsyncTypebox<{ store: Store; calls: CallSe
         ...(leadPhone !== undefined ? { leadPhone } : {}),
         ...(q.batch_call_id !== undefined ? { batchCallId: q.batch_call_id } : {}),
       });
-      const tz = agentTimezoneOf(agent.spec);
+      const zones = await agentTimezones(
+        workspaceId,
+        agent ? [agent] : [],
+        page.calls.map((c) => c.agentId),
+      );
       return ok({
         pagination: { total_records: page.total, limit: q.limit, offset: q.offset },
-        calls: page.calls.map((c) => listItem(c, tz)),
+        calls: page.calls.map((c) => listItem(c, zones.get(c.agentId))),
       });
     },
   );

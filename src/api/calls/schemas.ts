@@ -1,10 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { CALL_STATUSES } from '../../calls/index.ts';
-import { HttpUrl, NonEmptyString, Nullable, PaginationSchema, StringEnum } from '../schemas/common.ts';
+import {
+  CustomVariablesInput,
+  HttpUrl,
+  NonEmptyString,
+  Nullable,
+  PaginationSchema,
+  StringEnum,
+} from '../schemas/common.ts';
 
 // The call resource (spec "Calls", WIRE.md section 4).
-
-const Scalar = Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()]);
 
 export const PlaceCallBody = Type.Object({
   model_id: NonEmptyString(100, 'The agent that calls.'),
@@ -14,10 +19,7 @@ export const PlaceCallBody = Type.Object({
     NonEmptyString(32, 'Caller id: a number attached to the agent; default its first attached number.'),
   ),
   custom_variables: Type.Optional(
-    Type.Array(Type.Object({ key: NonEmptyString(100), value: Scalar }), {
-      maxItems: 200,
-      description: 'Pre-call variables for `{placeholders}` of the prompt and greeting.',
-    }),
+    CustomVariablesInput('Pre-call variables for `{placeholders}` of the prompt and greeting.'),
   ),
   lead_email: Type.Optional(Type.String({ maxLength: 320 })),
   lead_timezone: Type.Optional(NonEmptyString(64, 'IANA zone, for bookings.')),
@@ -43,7 +45,7 @@ const Int64 = (description: string) =>
   Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description });
 
 export const ListCallsQuery = Type.Object({
-  model_id: NonEmptyString(100, 'The agent whose calls to list.'),
+  model_id: Type.Optional(NonEmptyString(100, "The agent whose calls to list; omitted: every agent's.")),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
   offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
   from_date: Type.Optional(Int64('Calls that began at or after (ms since the epoch).')),
@@ -66,8 +68,9 @@ const callFields = {
   model_id: Type.String(),
   end_call_reason: Nullable(Type.String()),
   custom_end_call_reason: Nullable(Type.String()),
-  error_message: Nullable(Type.String()),
+  error_message: Type.String({ description: 'Why the call failed; empty when it did not.' }),
   type_of_call: StringEnum(['outbound', 'inbound', 'web'] as const),
+  campaign_type: Type.String({ description: 'The call direction, as type_of_call.' }),
   phone_number_from: Type.String(),
   phone_number_to: Type.String(),
   name: Type.String(),
@@ -87,6 +90,21 @@ const callFields = {
   metadata: Type.Record(Type.String(), Json),
   batch_call_id: Nullable(Type.String()),
   quality: Json,
+  agents_used: Type.Array(Type.String(), {
+    description: 'The agent that took the call, after any it was routed from.',
+  }),
+  telephony_hangup: Nullable(StringEnum(['caller', 'callee'] as const), {
+    description: 'Which party hung up; null when the ending does not say (no answer, busy, failed).',
+  }),
+  telephony_disconnect_reason: Nullable(
+    StringEnum(['caller_hangup', 'callee_hangup', 'error', 'unknown'] as const),
+  ),
+  telephony_start: Nullable(Type.String({ description: 'First ring (ISO 8601, UTC).' })),
+  telephony_end: Nullable(Type.String({ description: 'Hang-up (ISO 8601, UTC).' })),
+  telephony_duration: Nullable(Type.Integer({ description: 'ms from the first ring to the hang-up.' })),
+  telephony_ringing_duration: Nullable(
+    Type.Integer({ description: 'ms from the first ring to the answer.' }),
+  ),
   created_at: Type.String(),
 };
 
@@ -95,6 +113,12 @@ export const CallListItem = Type.Object({
   ...callFields,
   call_status: StringEnum(CALL_STATUSES),
   lead_phone_number: Type.String(),
+  lead_name: Type.String(),
+  agent_phone_number: Type.String({ description: "The agent's side of the call." }),
+  judge_results: Json,
+  labels: Type.Array(Type.String()),
+  recording_duration: Nullable(Type.String()),
+  deployment_type: Nullable(Type.String()),
 });
 
 export const CallPage = Type.Object({ pagination: PaginationSchema, calls: Type.Array(CallListItem) });

@@ -82,6 +82,8 @@ export function presentChat(chat: Chat) {
     start_timestamp: toIso(chat.createdAt),
     transcript: formatTranscript(snapshotOf(chat).turns, 'chat'),
     ...presentActions(chat.state),
+    // The published record's flow-designer log: Parley agents are prompt agents, so there is none.
+    fsm_log: null,
   };
 }
 
@@ -90,7 +92,12 @@ export function encodeCursor(seq: number): string {
   return Buffer.from(`seq:${seq}`, 'utf8').toString('base64url');
 }
 
+/**
+ * The seq a cursor stands for, or null when it is malformed. An empty cursor (a client passing
+ * back the last page's empty `next_cursor`, or starting with one) means the first page.
+ */
 export function decodeCursor(cursor: string): number | null {
+  if (cursor === '') return Number.MAX_SAFE_INTEGER;
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
   const match = /^seq:([1-9]\d{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   const seq = match?.[1] === undefined ? NaN : Number(match[1]);

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { invalidInput, notFound, type Clock } from '../../core/index.ts';
+import { invalidInput, notFound, unauthorized, type Clock } from '../../core/index.ts';
 import { LLMError } from '../../providers/index.ts';
 import type { Chat, Store, Workspace } from '../../store/index.ts';
-import { keyWorkspace } from '../auth.ts';
+import { MISSING_AUTH, keyWorkspace } from '../auth.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
+import { allowsPublicChat, keylessMayWrite } from './keyless.ts';
 import { decodeCursor, encodeCursor, presentChat } from './present.ts';
 import {
   AgentTurn,
@@ -44,10 +45,19 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
     return workspace;
   }
 
-  /** The chat addressed by the request: in the key's workspace, or any (keyless public use). */
+  /**
+   * The chat addressed by the request: in the key's workspace or, keyless, a chat opened keylessly
+   * whose agent still allows it (any other is indistinguishable from a missing one).
+   */
   async function findChat(workspace: Workspace | null, id: string): Promise<Chat> {
-    const chat = workspace ? await store.chats.get(workspace.id, id) : await store.chats.getAnyWorkspace(id);
-    if (!chat) throw chatNotFound(id);
+    if (workspace) {
+      const chat = await store.chats.get(workspace.id, id);
+      if (!chat) throw chatNotFound(id);
+      return chat;
+    }
+    const chat = await store.chats.getAnyWorkspace(id);
+    const agent = chat?.openedWithoutKey ? await store.agents.get(chat.workspaceId, chat.agentId) : null;
+    if (!chat || !keylessMayWrite(chat, agent)) throw chatNotFound(id);
     return chat;
   }
 
@@ -71,6 +81,10 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
         ? await store.agents.get(keyed.id, modelId)
         : await store.agents.getAnyWorkspace(modelId);
       if (!agent) throw agentNotFound(modelId);
+      if (!keyed && !allowsPublicChat(agent))
+        throw unauthorized(
+          `${MISSING_AUTH}: agent ${modelId} takes chats only with an API key (agent.allow_public_chat is off)`,
+        );
       const workspace = keyed ?? (await workspaceOf(agent.workspaceId));
       if (await store.chats.getAnyWorkspace(id)) throw conflict400(`chat_id: chat ${id} already exists`);
       const metadata = (request.body.metadata ?? {}) as Record<string, unknown>;
@@ -88,6 +102,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
         id,
         agentId: agent.id,
         channel: 'api',
+        openedWithoutKey: !keyed,
         metadata,
         state: stateOf(conversation),
         status: statusOf(s),
@@ -154,7 +169,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
       return ok({
         chats: page.items.map(presentChat),
         has_more: page.hasMore,
-        next_cursor: page.hasMore && page.lastSeq !== null ? encodeCursor(page.lastSeq) : null,
+        next_cursor: page.hasMore && page.lastSeq !== null ? encodeCursor(page.lastSeq) : '',
       });
     },
   );

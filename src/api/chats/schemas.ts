@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NonEmptyString, StringEnum } from '../schemas/common.ts';
+import { NonEmptyString, Nullable, StringEnum } from '../schemas/common.ts';
 
 // The chat resource (spec "Chats", WIRE.md section 6).
 
@@ -28,7 +28,9 @@ export const SendMessageBody = Type.Object({
 export const ListChatsQuery = Type.Object({
   agent_id: Type.Optional(NonEmptyString(100, 'Only chats with this agent.')),
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
-  cursor: Type.Optional(NonEmptyString(200, 'next_cursor of the previous page.')),
+  cursor: Type.Optional(
+    Type.String({ maxLength: 200, description: 'next_cursor of the previous page; empty: the first page.' }),
+  ),
 });
 
 export const AgentTurn = Type.Object({
@@ -75,12 +77,17 @@ export const ChatRecord = Type.Object({
     ],
     { description: 'Variables collected so far (only collected ones); null when none.' },
   ),
+  fsm_log: Nullable(Type.Object({}, { additionalProperties: true }), {
+    description:
+      'Flow-designer execution log of the published API; always null (Parley agents are prompt agents).',
+  }),
 });
 
 export const ChatPage = Type.Object({
   chats: Type.Array(ChatRecord),
   has_more: Type.Boolean(),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  // A string, as the published API types it: "" on the last page.
+  next_cursor: Type.String({ description: 'Pass as `cursor` for the next page; empty on the last page.' }),
 });
 
 export const CancelledChat = Type.Object({

@@ -17,12 +17,18 @@ import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import {
   AttachQuery,
   BasePage,
+  BaseRead,
+  BaseWithMessage,
+  CONTENT_PREVIEW_CHARS,
   CreateBaseBody,
   DetachBody,
   KnowledgeBaseIdParams,
   ListBasesQuery,
+  ListSourcesQuery,
   SourceBody,
   SourceIdParams,
+  SourcePage,
+  SourceUpdateBody,
   UpdateBaseBody,
   type SourceBodyT,
 } from './schemas.ts';
@@ -35,6 +41,7 @@ const sourceNotFound = (id: string) => notFound(`source ${id} not found`);
 function presentBase(b: KnowledgeBase) {
   return {
     knowledge_base_id: b.id,
+    id: b.id,
     name: b.name,
     rag_use_condition: b.ragUseCondition,
     created_at: toIso(b.createdAt),
@@ -42,16 +49,56 @@ function presentBase(b: KnowledgeBase) {
   };
 }
 
-function presentSource(s: KnowledgeSource) {
+/** The first `n` Unicode code points of `text` (as SQL `substr` counts them on both dialects). */
+function codePointPrefix(text: string, n: number): string {
+  let i = 0;
+  for (let count = 0; i < text.length && count < n; count++) {
+    i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+  }
+  return text.slice(0, i);
+}
+
+/** The length of `text` in Unicode code points (as SQL `length` counts it on both dialects). */
+function codePointLength(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** A source's fields besides its text: the start of the text and its length stand for it. */
+type SourceView = Omit<KnowledgeSource, 'content'> & { preview: string; characters: number };
+
+function viewOf(s: KnowledgeSource): SourceView {
+  const { content, ...rest } = s;
+  return {
+    ...rest,
+    preview: codePointPrefix(content, CONTENT_PREVIEW_CHARS),
+    characters: codePointLength(content),
+  };
+}
+
+function presentSource(s: SourceView) {
   return {
     source_id: s.id,
+    id: s.id,
     knowledge_base_id: s.knowledgeBaseId,
     type: s.type,
     title: s.title,
+    name: s.title,
     url: s.url,
+    content_preview: s.preview,
     status: s.status,
     error: s.error,
-    characters: s.content.length,
+    characters: s.characters,
     created_at: toIso(s.createdAt),
     updated_at: toIso(s.updatedAt),
   };
@@ -60,12 +107,28 @@ function presentSource(s: KnowledgeSource) {
 const bad = (message: string, field: string) => invalidInput(message, ['body', field], 'source');
 
 /**
+ * The source name of a body: `title` (Parley's name) or `name` (the published one), trimmed;
+ * undefined when neither is given. Both given and different is a 400.
+ */
+function sourceName(body: { title?: string | undefined; name?: string | undefined }): string | undefined {
+  const title = body.title?.trim();
+  const name = body.name?.trim();
+  if (title !== undefined && name !== undefined && title !== name) {
+    throw invalidInput('body.name and body.title are the same field and differ: send one of them', [
+      'body',
+      'name',
+    ]);
+  }
+  return title ?? name;
+}
+
+/**
  * Turns a source body into the text to store: `text` as given, `web` fetched and converted from
  * HTML, `pdf` fetched (or decoded from `content_base64`) and its text extracted. Any failure is a
  * 400 naming the problem, and nothing is stored.
  */
 async function resolveSource(body: SourceBodyT, allowPrivateNetwork: boolean): Promise<NewKnowledgeSource> {
-  const title = body.title?.trim() ?? '';
+  const title = sourceName(body) ?? '';
   try {
     switch (body.type) {
       case 'text': {
@@ -122,7 +185,6 @@ async function resolveSource(body: SourceBodyT, allowPrivateNetwork: boolean): P
 }
 
 const SourceResponse = okEnvelope(Type.Ref('KnowledgeSource'));
-const BaseResponse = okEnvelope(Type.Ref('KnowledgeBase'));
 
 export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
   store: Store;
@@ -156,6 +218,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
       const page = await store.knowledge.listBases(request.workspace.id, limit, offset);
       return ok({
         pagination: { total_records: page.total, limit, offset },
+        total_records: page.total,
         knowledge_bases: page.items.map(presentBase),
       });
     },
@@ -168,7 +231,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
         tags: TAG,
         summary: 'Create a knowledge base',
         body: CreateBaseBody,
-        response: { 200: BaseResponse, ...errorResponses(400, 401) },
+        response: { 200: okEnvelope(BaseWithMessage), ...errorResponses(400, 401) },
       },
     },
     async (request) => {
@@ -177,7 +240,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
         name,
         ...(rag_use_condition !== undefined ? { ragUseCondition: rag_use_condition } : {}),
       });
-      return ok(presentBase(base));
+      return ok({ ...presentBase(base), body: `knowledge base ${base.id} created` });
     },
   );
 
@@ -186,13 +249,15 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: TAG,
-        summary: 'Get a knowledge base',
+        summary: 'Get a knowledge base (also as the one item of `knowledge_bases`)',
         params: KnowledgeBaseIdParams,
-        response: { 200: BaseResponse, ...errorResponses(400, 401, 404) },
+        response: { 200: okEnvelope(BaseRead), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) =>
-      ok(presentBase(await mustBase(request.workspace.id, request.params.knowledge_base_id))),
+    async (request) => {
+      const base = presentBase(await mustBase(request.workspace.id, request.params.knowledge_base_id));
+      return ok({ ...base, total_records: 1, knowledge_bases: [base] });
+    },
   );
 
   app.put(
@@ -203,7 +268,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Update a knowledge base (name, rag_use_condition)',
         params: KnowledgeBaseIdParams,
         body: UpdateBaseBody,
-        response: { 200: BaseResponse, ...errorResponses(400, 401, 404) },
+        response: { 200: okEnvelope(BaseWithMessage), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -214,7 +279,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
         ...(rag_use_condition !== undefined ? { ragUseCondition: rag_use_condition } : {}),
       });
       if (!base) throw baseNotFound(id);
-      return ok(presentBase(base));
+      return ok({ ...presentBase(base), body: `knowledge base ${id} updated` });
     },
   );
 
@@ -226,7 +291,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Delete a knowledge base with its sources (detaching it from every agent)',
         params: KnowledgeBaseIdParams,
         response: {
-          200: okEnvelope(Type.Object({ knowledge_base_id: Type.String() })),
+          200: okEnvelope(Type.Object({ knowledge_base_id: Type.String(), body: Type.String() })),
           ...errorResponses(400, 401, 404),
         },
       },
@@ -234,7 +299,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const id = request.params.knowledge_base_id;
       if (!(await store.knowledge.deleteBase(request.workspace.id, id))) throw baseNotFound(id);
-      return ok({ knowledge_base_id: id });
+      return ok({ knowledge_base_id: id, body: `knowledge base ${id} deleted` });
     },
   );
 
@@ -247,7 +312,9 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
         params: KnowledgeBaseIdParams,
         querystring: AttachQuery,
         response: {
-          200: okEnvelope(Type.Object({ knowledge_base_id: Type.String(), model_id: Type.String() })),
+          200: okEnvelope(
+            Type.Object({ body: Type.String(), knowledge_base_id: Type.String(), model_id: Type.String() }),
+          ),
           ...errorResponses(400, 401, 404),
         },
       },
@@ -256,12 +323,18 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
       const ws = request.workspace.id;
       const id = request.params.knowledge_base_id;
       const { model_id } = request.query;
-      await store.transaction(async (repos) => {
+      const earlier = await store.transaction(async (repos) => {
         if (!(await repos.knowledge.getBase(ws, id))) throw baseNotFound(id);
         if (!(await repos.agents.get(ws, model_id))) throw notFound(`agent ${model_id} not found`);
+        const previous = await repos.knowledge.baseOfAgent(ws, model_id);
         await repos.knowledge.attachBase(ws, id, model_id);
+        return previous;
       });
-      return ok({ knowledge_base_id: id, model_id });
+      const body =
+        earlier !== null && earlier !== id
+          ? `knowledge base ${id} attached to agent ${model_id}, replacing knowledge base ${earlier}`
+          : `knowledge base ${id} attached to agent ${model_id}`;
+      return ok({ body, knowledge_base_id: id, model_id });
     },
   );
 
@@ -274,7 +347,9 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
         params: KnowledgeBaseIdParams,
         body: DetachBody,
         response: {
-          200: okEnvelope(Type.Object({ body: Type.String(), model_id: Type.String() })),
+          200: okEnvelope(
+            Type.Object({ body: Type.String(), model_id: Type.String(), knowledge_base_id: Type.String() }),
+          ),
           ...errorResponses(400, 401, 404),
         },
       },
@@ -293,6 +368,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
           ? `knowledge base ${id} detached from agent ${model_id}`
           : `knowledge base ${id} was not attached to agent ${model_id}`,
         model_id,
+        knowledge_base_id: id,
       });
     },
   );
@@ -304,17 +380,27 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
         tags: TAG,
         summary: 'List the sources of a knowledge base, oldest first',
         params: KnowledgeBaseIdParams,
-        response: {
-          200: okEnvelope(Type.Object({ sources: Type.Array(Type.Ref('KnowledgeSource')) })),
-          ...errorResponses(400, 401, 404),
-        },
+        querystring: ListSourcesQuery,
+        response: { 200: okEnvelope(SourcePage), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
       const ws = request.workspace.id;
       const id = request.params.knowledge_base_id;
+      const { limit, offset, name } = request.query;
       await mustBase(ws, id);
-      return ok({ sources: (await store.knowledge.listSources(ws, id)).map(presentSource) });
+      const page = await store.knowledge.pageSources(ws, id, {
+        limit,
+        offset,
+        ...(name !== undefined ? { name: name.trim() } : {}),
+        previewChars: CONTENT_PREVIEW_CHARS,
+      });
+      return ok({
+        pagination: { total_records: page.total, limit, offset },
+        total_records: page.total,
+        knowledge_base_id: id,
+        sources: page.items.map(presentSource),
+      });
     },
   );
 
@@ -336,7 +422,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
       const input = await resolveSource(request.body, allowPrivateNetwork);
       const source = await ingestSource(store, ws, id, input);
       if (!source) throw baseNotFound(id);
-      return ok(presentSource(source));
+      return ok(presentSource(viewOf(source)));
     },
   );
 
@@ -345,20 +431,43 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: TAG,
-        summary: 'Replace a source (fetched or extracted again) and re-index it',
+        summary:
+          'Update a source: with `type`, replace it (fetched or extracted again) and re-index it; ' +
+          'without, change its text (`content` or `url`, as its type takes) and/or its name',
         params: SourceIdParams,
-        body: SourceBody,
+        body: SourceUpdateBody,
         response: { 200: SourceResponse, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
       const ws = request.workspace.id;
       const { knowledge_base_id, source_id } = request.params;
-      await mustSource(ws, knowledge_base_id, source_id);
-      const input = await resolveSource(request.body, allowPrivateNetwork);
-      const source = await reingestSource(store, ws, source_id, input);
+      const existing = await mustSource(ws, knowledge_base_id, source_id);
+      const body = request.body;
+      const name = sourceName(body);
+      const newText =
+        body.content !== undefined || body.url !== undefined || body.content_base64 !== undefined;
+      let source: KnowledgeSource | null;
+      if (body.type === undefined && !newText) {
+        // The published form with only a name: rename, keeping the text and its index.
+        if (name === undefined) {
+          const field = existing.type === 'text' ? 'content' : 'url';
+          throw invalidInput(`body.${field} or body.name is required to update a ${existing.type} source`, [
+            'body',
+            field,
+          ]);
+        }
+        if (name === '') throw invalidInput('body.name must not be empty', ['body', 'name']);
+        source = await store.knowledge.renameSource(ws, source_id, name);
+      } else {
+        const type = body.type ?? existing.type;
+        const input = await resolveSource({ ...body, type }, allowPrivateNetwork);
+        // Without `type` (the published partial update) an omitted name keeps the current one.
+        if (body.type === undefined && name === undefined) input.title = existing.title;
+        source = await reingestSource(store, ws, source_id, input);
+      }
       if (!source) throw sourceNotFound(source_id);
-      return ok(presentSource(source));
+      return ok(presentSource(viewOf(source)));
     },
   );
 
@@ -370,7 +479,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Delete a source (removing it from the index)',
         params: SourceIdParams,
         response: {
-          200: okEnvelope(Type.Object({ source_id: Type.String() })),
+          200: okEnvelope(Type.Object({ source_id: Type.String(), id: Type.String(), body: Type.String() })),
           ...errorResponses(400, 401, 404),
         },
       },
@@ -380,7 +489,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
       const { knowledge_base_id, source_id } = request.params;
       await mustSource(ws, knowledge_base_id, source_id);
       if (!(await store.knowledge.deleteSource(ws, source_id))) throw sourceNotFound(source_id);
-      return ok({ source_id });
+      return ok({ source_id, id: source_id, body: `source ${source_id} deleted` });
     },
   );
 };

@@ -3,7 +3,7 @@ import { invalidInput, notFound, toIso } from '../../core/index.ts';
 import type { Store, WebhookLog } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
-import { ListLogsQuery, LogIdParams, WebhookLogPage, WebhookLogRead } from './schemas.ts';
+import { ListLogsQuery, LogIdParams, WebhookLogDetail, WebhookLogPage } from './schemas.ts';
 
 // Webhook logs (WIRE.md section 9): every webhook attempt, newest first, scoped to the workspace.
 
@@ -15,7 +15,7 @@ export function presentWebhookLog(log: WebhookLog) {
     webhook_id: log.deliveryId,
     webhook_type: log.webhookType,
     status: log.status,
-    call_id: log.callId,
+    call_id: log.callId ?? '',
     assistant_id: log.assistantId,
     url: log.url,
     request_headers: log.requestHeaders,
@@ -27,7 +27,74 @@ export function presentWebhookLog(log: WebhookLog) {
     duration_ms: log.durationMs,
     error: log.error,
     created_at: toIso(log.createdAt),
+    request_timestamp: toIso(Math.max(0, log.createdAt - log.durationMs)),
+    model_id: log.assistantId ?? '',
+    webhook_url: log.url,
+    http_method: log.webhookType === 'custom_action' ? '' : 'POST',
   };
+}
+
+/** A body as the published detail's payload objects: the JSON object it holds, else {}. */
+function payloadObject(body: string | null): Record<string, unknown> {
+  if (body === null || !body.startsWith('{')) return {};
+  try {
+    const value: unknown = JSON.parse(body);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {}; // not JSON, or cut at the 64 KiB kept
+  }
+}
+
+function queryParams(url: string): Record<string, string> {
+  try {
+    return Object.fromEntries(new URL(url).searchParams);
+  } catch {
+    return {};
+  }
+}
+
+export function presentWebhookLogDetail(log: WebhookLog) {
+  return {
+    ...presentWebhookLog(log),
+    workspace_id: log.workspaceId,
+    action_id: '',
+    response_timestamp: log.responseStatusCode === null ? '' : toIso(log.createdAt),
+    error_message: log.error ?? '',
+    request_payload: payloadObject(log.requestBody),
+    response_payload: payloadObject(log.responseBody),
+    request_query_params: queryParams(log.url),
+  };
+}
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/** The date's day exists in its month (Date.parse takes 2026-02-30 as March 2). */
+function realDay(text: string): boolean {
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
+/**
+ * `from_date` and `to_date` as ms since the epoch (Parley's form) or as an ISO 8601 date-time with
+ * a zone (the published form; a `+` left unencoded arrives as a space). Digits pass through to
+ * the schema; anything else is a 400 naming the field.
+ */
+function isoDatesToMs(query: Record<string, unknown>): void {
+  for (const field of ['from_date', 'to_date']) {
+    const raw = query[field];
+    if (typeof raw !== 'string' || /^\d+$/.test(raw)) continue;
+    const text = raw.replace(/ (\d{2}:?\d{2})$/, '+$1');
+    const ms = ISO_DATE_TIME.test(text) && realDay(text) ? Date.parse(text) : NaN;
+    if (!Number.isFinite(ms) || ms < 0) {
+      throw invalidInput(
+        `query.${field} must be milliseconds since the epoch or an ISO 8601 date-time with a time zone`,
+        ['query', field],
+      );
+    }
+    query[field] = ms;
+  }
 }
 
 export const logRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
@@ -39,6 +106,9 @@ export const logRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app
         summary: 'List webhook attempts, newest first',
         querystring: ListLogsQuery,
         response: { 200: okEnvelope(WebhookLogPage), ...errorResponses(400, 401) },
+      },
+      preValidation: async (request) => {
+        isoDatesToMs(request.query as Record<string, unknown>);
       },
     },
     async (request) => {
@@ -75,13 +145,13 @@ export const logRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app
         tags: TAG,
         summary: 'One webhook attempt: request and response headers and bodies',
         params: LogIdParams,
-        response: { 200: okEnvelope(WebhookLogRead), ...errorResponses(400, 401, 404) },
+        response: { 200: okEnvelope(WebhookLogDetail), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
       const log = await store.webhooks.getLog(request.workspace.id, request.params.webhook_log_id);
       if (!log) throw notFound(`webhook log ${request.params.webhook_log_id} not found`);
-      return ok(presentWebhookLog(log));
+      return ok(presentWebhookLogDetail(log));
     },
   );
 };

@@ -19,8 +19,14 @@ export const ListLogsQuery = Type.Object({
   ),
   call_id: Type.Optional(NonEmptyString(100)),
   assistant_id: Type.Optional(NonEmptyString(100, 'The agent (model_id) of the call.')),
-  from_date: Type.Optional(EpochMs('Attempts made at or after this time (ms).')),
-  to_date: Type.Optional(EpochMs('Attempts made at or before this time (ms).')),
+  from_date: Type.Optional(
+    EpochMs('Attempts made at or after this time: ms since the epoch, or an ISO 8601 date-time with a zone.'),
+  ),
+  to_date: Type.Optional(
+    EpochMs(
+      'Attempts made at or before this time: ms since the epoch, or an ISO 8601 date-time with a zone.',
+    ),
+  ),
 });
 
 export const LogIdParams = Type.Object({ webhook_log_id: NonEmptyString(100) });
@@ -35,7 +41,7 @@ export const WebhookLogRead = Type.Object(
     }),
     webhook_type: Type.String(),
     status: Type.String(),
-    call_id: Nullable(Type.String()),
+    call_id: Type.String({ description: 'Empty when the attempt belongs to no call.' }),
     assistant_id: Nullable(Type.String()),
     url: Type.String(),
     request_headers: Headers,
@@ -48,9 +54,55 @@ export const WebhookLogRead = Type.Object(
     attempt_number: Type.Integer(),
     duration_ms: Type.Integer(),
     error: Nullable(Type.String()),
-    created_at: Type.String({ format: 'date-time' }),
+    created_at: Type.String({
+      format: 'date-time',
+      description: 'When the attempt was recorded (it ended).',
+    }),
+    // The published list item's names for the same facts.
+    request_timestamp: Type.String({
+      format: 'date-time',
+      description: 'When the request was sent (created_at - duration_ms).',
+    }),
+    model_id: Type.String({ description: 'assistant_id; empty when none.' }),
+    webhook_url: Type.String({ description: 'The same as url.' }),
+    http_method: Type.String({
+      description: 'POST for webhooks; empty for custom actions (their method is not recorded).',
+    }),
   },
   { title: 'Webhook log' },
+);
+
+/** One attempt read alone: the published detail's fields besides. */
+export const WebhookLogDetail = Type.Composite(
+  [
+    WebhookLogRead,
+    Type.Object({
+      workspace_id: Type.String(),
+      action_id: Type.String({ description: 'Empty: attempts record no action id.' }),
+      response_timestamp: Type.String({
+        description: 'When the answer came (created_at); empty without one.',
+      }),
+      error_message: Type.String({ description: 'error; empty when none.' }),
+      request_payload: Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: 'request_body parsed, when it is a JSON object; else {}.',
+        },
+      ),
+      response_payload: Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: 'response_body parsed, when it is a JSON object; else {}.',
+        },
+      ),
+      request_query_params: Type.Record(Type.String(), Type.String(), {
+        description: "The URL's query parameters.",
+      }),
+    }),
+  ],
+  { title: 'Webhook log (detail)' },
 );
 
 export const WebhookLogPage = Type.Object({

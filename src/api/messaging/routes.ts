@@ -7,6 +7,7 @@ import {
   notFound,
   systemClock,
   toIso,
+  toVariableMap,
   unauthorized,
   type Clock,
 } from '../../core/index.ts';
@@ -88,7 +89,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
 
       // The opening line is the agent's first turn: the given message, else the template's
       // reference, else the agent's greeting (placeholders filled from custom_variables).
-      const metadata: Record<string, unknown> = { ...(body.custom_variables ?? {}) };
+      const metadata: Record<string, unknown> = toVariableMap(body.custom_variables);
       const opening =
         body.initial_message ?? (body.template ? `[template ${body.template.content_sid}]` : undefined);
       // The chat's id is known before the first send, so the action records carry it.

@@ -1,6 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_MESSAGE_CHARS } from '../chats/schemas.ts';
-import { NonEmptyString, PaginationSchema, StringEnum, limitOffsetQuery } from '../schemas/common.ts';
+import {
+  CustomVariablesInput,
+  NonEmptyString,
+  PaginationSchema,
+  StringEnum,
+  limitOffsetQuery,
+} from '../schemas/common.ts';
 
 // Outbound chats (WIRE.md section 6) and the sim's endpoints for playing the other side.
 
@@ -23,9 +29,9 @@ export const OutboundChatBody = Type.Object({
     }),
   ),
   custom_variables: Type.Optional(
-    Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
-      description: "Placeholder values for the agent's prompt and messages; kept as the chat's metadata.",
-    }),
+    CustomVariablesInput(
+      "Placeholder values for the agent's prompt and messages; kept as the chat's metadata.",
+    ),
   ),
 });
 

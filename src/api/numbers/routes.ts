@@ -1,46 +1,116 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ParleyError, invalidInput, normalizeE164, notFound, toIso } from '../../core/index.ts';
-import type { PhoneNumber, Store } from '../../store/index.ts';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { ParleyError, notFound, requireE164, toIso } from '../../core/index.ts';
+import type { Store, Workspace } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
-import { ImportNumberBody, ListNumbersQuery, NumberPage, SlugParams } from './schemas.ts';
+import {
+  GetNumberQuery,
+  ImportNumberBody,
+  ImportedNumber,
+  ListNumbersQuery,
+  NumberDetail,
+  NumberPage,
+  SlugParams,
+  UpdateNumberBody,
+} from './schemas.ts';
+import {
+  DEFAULT_SIP_PORT,
+  DEFAULT_UAC_REGISTER_EXPIRES,
+  readTrunk,
+  resolveCarrier,
+  termUriOf,
+  touchesCarrier,
+} from './trunk.ts';
 
 const TAG = ['Phone numbers'];
 
-function presentNumber(n: PhoneNumber, agents: string[]) {
-  const sip = n.sip as {
-    host: string;
-    port?: number;
-    transport?: string;
-    username?: string;
-    password?: string;
-    uac_register_expires?: number;
-  } | null;
+type NumberRecord = NonNullable<Awaited<ReturnType<Store['phoneNumbers']['getBySlug']>>>;
+
+/** Numbers whose texts go out through a real (or the simulated) messaging adapter. */
+const SMS_PROVIDERS: readonly string[] = ['sim', 'twilio'];
+
+/** Parley's record plus the published fields (docs/api-notes.md, "Phone numbers"). */
+function presentNumber(n: NumberRecord, agents: string[], workspace: Workspace) {
+  const trunk = readTrunk(n.sip);
   return {
     phone_number: n.number,
     slug: n.slug,
     sid: n.id,
     provider: n.provider,
-    sip: sip
+    sip: trunk
       ? {
-          host: sip.host,
-          port: sip.port ?? 5060,
-          transport: sip.transport ?? 'udp',
-          username: sip.username ?? null,
-          has_password: Boolean(sip.password),
-          uac_register_expires: sip.uac_register_expires ?? 300,
+          host: trunk.host,
+          port: trunk.port ?? DEFAULT_SIP_PORT,
+          transport: trunk.transport ?? 'udp',
+          username: trunk.username ?? null,
+          has_password: Boolean(trunk.password),
+          uac_register_expires: trunk.uac_register_expires ?? DEFAULT_UAC_REGISTER_EXPIRES,
         }
       : null,
     attached_agents: agents,
     created_at: toIso(n.createdAt),
     updated_at: toIso(n.updatedAt),
+    number: n.number,
+    assistants: agents,
+    is_available: agents.length === 0,
+    friendly_name: n.friendlyName,
+    provider_name: n.providerName ?? (n.provider === 'sip' ? 'custom' : n.provider),
+    sip_term_uri: trunk ? termUriOf(trunk) : '',
+    sip_outbound_proxy: trunk?.outbound_proxy ?? null,
+    sip_auth_username: trunk?.auth_username ?? null,
+    uac_enabled: trunk?.uac_enabled ?? false,
+    uac_register_expires: trunk ? (trunk.uac_register_expires ?? DEFAULT_UAC_REGISTER_EXPIRES) : null,
+    is_voice_capable: true,
+    is_sms_capable: SMS_PROVIDERS.includes(n.provider),
+    iso_country: parsePhoneNumberFromString(n.number)?.country ?? '',
+    locality: '',
+    region: '',
+    address_requirement: '',
+    workspace_id: n.workspaceId,
+    agency_workspace_id: workspace.parentId,
+  };
+}
+
+type Presented = ReturnType<typeof presentNumber>;
+
+/** The published record's fields, for the top level of the detail read (the published body is bare). */
+function publishedFields(p: Presented) {
+  return {
+    slug: p.slug,
+    phone_number: p.phone_number,
+    sid: p.sid,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+    assistants: p.assistants,
+    is_available: p.is_available,
+    friendly_name: p.friendly_name,
+    provider_name: p.provider_name,
+    sip_term_uri: p.sip_term_uri,
+    sip_outbound_proxy: p.sip_outbound_proxy,
+    sip_auth_username: p.sip_auth_username,
+    uac_enabled: p.uac_enabled,
+    uac_register_expires: p.uac_register_expires,
+    is_voice_capable: p.is_voice_capable,
+    is_sms_capable: p.is_sms_capable,
+    iso_country: p.iso_country,
+    locality: p.locality,
+    region: p.region,
+    address_requirement: p.address_requirement,
+    workspace_id: p.workspace_id,
+    agency_workspace_id: p.agency_workspace_id,
   };
 }
 
 const slugParam = (slug: string) => (slug.startsWith('+') ? slug.slice(1) : slug);
 
 export const numberRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+  async function present(workspace: Workspace, n: NumberRecord): Promise<Presented> {
+    const agents = await store.phoneNumbers.agentsOf(workspace.id, [n.id]);
+    return presentNumber(n, agents.get(n.id) ?? [], workspace);
+  }
+
   app.post(
     '/custom-numbers',
     {
@@ -48,29 +118,19 @@ export const numberRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
         tags: TAG,
         summary: 'Import a phone number into the workspace',
         body: ImportNumberBody,
-        response: { 200: okEnvelope(Type.Ref('PhoneNumber')), ...errorResponses(400, 401) },
+        response: { 200: ImportedNumber, ...errorResponses(400, 401) },
       },
     },
     async (request) => {
-      const { phone_number, provider, sip } = request.body;
-      const number = normalizeE164(phone_number);
-      if (!number) {
-        throw invalidInput(
-          'body.phone_number is not a valid phone number with a country code',
-          ['body', 'phone_number'],
-          'phone_number',
-        );
-      }
-      if (provider === 'sip' && !sip) {
-        throw invalidInput('body.sip is required when provider is sip', ['body', 'sip'], 'missing');
-      }
-      if (provider !== 'sip' && sip) {
-        throw invalidInput('body.sip is only accepted when provider is sip', ['body', 'sip'], 'not_accepted');
-      }
+      const { phone_number, friendly_name } = request.body;
+      const number = requireE164(phone_number, ['body', 'phone_number']);
+      const carrier = resolveCarrier(request.body, null);
       const created = await store.phoneNumbers.create(request.workspace.id, {
         number,
-        provider,
-        sip: sip ?? null,
+        provider: carrier.provider,
+        sip: carrier.sip,
+        providerName: carrier.providerName,
+        friendlyName: friendly_name ?? '',
       });
       if (!created) {
         throw new ParleyError(`body.phone_number ${number} is already in the workspace`, {
@@ -80,7 +140,7 @@ export const numberRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
           errors: [{ loc: ['body', 'phone_number'], msg: 'already imported', type: 'conflict' }],
         });
       }
-      return ok(presentNumber(created, []));
+      return ok({ ...presentNumber(created, [], request.workspace), key: created.id });
     },
   );
 
@@ -96,15 +156,22 @@ export const numberRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     },
     async (request) => {
       const ws = request.workspace.id;
-      const { limit, offset } = request.query;
-      const page = await store.phoneNumbers.list(ws, limit, offset);
+      const { limit, offset, is_available } = request.query;
+      const page = await store.phoneNumbers.list(
+        ws,
+        limit,
+        offset,
+        is_available === undefined ? {} : { attached: !is_available },
+      );
       const agents = await store.phoneNumbers.agentsOf(
         ws,
         page.items.map((n) => n.id),
       );
+      const items = page.items.map((n) => presentNumber(n, agents.get(n.id) ?? [], request.workspace));
       return ok({
         pagination: { total_records: page.total, limit, offset },
-        numbers: page.items.map((n) => presentNumber(n, agents.get(n.id) ?? [])),
+        numbers: items,
+        phone_numbers: items,
       });
     },
   );
@@ -116,15 +183,59 @@ export const numberRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
         tags: TAG,
         summary: 'Get one number',
         params: SlugParams,
+        querystring: GetNumberQuery,
+        response: { 200: NumberDetail, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const number = await store.phoneNumbers.getBySlug(request.workspace.id, slugParam(request.params.slug));
+      if (!number) throw notFound(`phone number ${request.params.slug} not found`);
+      const presented = await present(request.workspace, number);
+      return { ...ok(presented), ...publishedFields(presented) };
+    },
+  );
+
+  app.patch(
+    '/numbers/:slug',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Update a number: its name, its carrier settings, or the agent it is attached to',
+        params: SlugParams,
+        body: UpdateNumberBody,
         response: { 200: okEnvelope(Type.Ref('PhoneNumber')), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
       const ws = request.workspace.id;
-      const number = await store.phoneNumbers.getBySlug(ws, slugParam(request.params.slug));
-      if (!number) throw notFound(`phone number ${request.params.slug} not found`);
-      const agents = await store.phoneNumbers.agentsOf(ws, [number.id]);
-      return ok(presentNumber(number, agents.get(number.id) ?? []));
+      const body = request.body;
+      const updated = await store.transaction(async (repos) => {
+        const number = await repos.phoneNumbers.getBySlug(ws, slugParam(request.params.slug));
+        if (!number) throw notFound(`phone number ${request.params.slug} not found`);
+        const carrier = touchesCarrier(body)
+          ? resolveCarrier(body, {
+              provider: number.provider,
+              sip: readTrunk(number.sip),
+              providerName: number.providerName,
+            })
+          : null;
+        // Unknown agent: 404, as on PUT /assistants/{model_id}/phone_numbers.
+        const agent = body.model_id === undefined ? null : await repos.agents.get(ws, body.model_id);
+        if (body.model_id !== undefined && !agent) {
+          throw notFound(`body.model_id: agent ${body.model_id} not found`);
+        }
+        const saved =
+          carrier || body.friendly_name !== undefined
+            ? await repos.phoneNumbers.update(ws, number.id, {
+                ...(carrier ?? {}),
+                ...(body.friendly_name !== undefined ? { friendlyName: body.friendly_name } : {}),
+              })
+            : number;
+        // The attach rule (and the agents version bump that agent reads depend on) is the store's.
+        if (agent) await repos.phoneNumbers.attach(ws, agent.id, [number.id]);
+        return saved ?? number;
+      });
+      return ok(await present(request.workspace, updated));
     },
   );
 

@@ -90,3 +90,20 @@ export function Nullable<T extends TSchema>(
   if (typeof type !== 'string') throw new Error('Nullable takes a schema with one type');
   return Type.Unsafe<Static<T> | null>({ ...schema, ...options, type: [type, 'null'] });
 }
+
+/** A custom variable's value: prompts are text, so only scalars. */
+const VariableValue = Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()]);
+
+/**
+ * Custom variables in either shape a client sends (src/core/variables.ts reads both): the spec's
+ * `[{key, value}]` items or a plain object `{"city": "Oslo"}`. Nested objects are refused.
+ */
+export function CustomVariablesInput(description: string) {
+  return Type.Union(
+    [
+      Type.Record(Type.String({ maxLength: 100 }), VariableValue, { maxProperties: 200 }),
+      Type.Array(Type.Object({ key: NonEmptyString(100), value: VariableValue }), { maxItems: 200 }),
+    ],
+    { description: `${description} Either \`[{key, value}]\` items or an object of values.` },
+  );
+}

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ParleyError, invalidInput, notFound, toIso, type FieldError } from '../../core/index.ts';
+import { ParleyError, invalidInput, notFound, type FieldError } from '../../core/index.ts';
 import type {
   Repositories,
   SimulationCase,
@@ -10,6 +10,7 @@ import type {
 } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
+import { agentBriefs, presentCase, presentSuite } from './present.ts';
 import {
   ByAgentQuery,
   CaseIdParams,
@@ -34,35 +35,6 @@ import {
 
 const CASES_TAG = ['Simulation cases'];
 const SUITES_TAG = ['Simulation suites'];
-
-export function presentCase(c: SimulationCase) {
-  return {
-    simulation_case_id: c.id,
-    workspace_id: c.workspaceId,
-    suite_id: c.suiteId,
-    name: c.name,
-    prompt: c.prompt,
-    type: c.type,
-    success_criteria: c.successCriteria,
-    call_success_type: c.callSuccessType,
-    base_agent_id: c.baseAgentId,
-    created_at: toIso(c.createdAt),
-    updated_at: toIso(c.updatedAt),
-  };
-}
-
-export function presentSuite(s: SimulationSuite, cases: readonly SimulationCase[]) {
-  return {
-    id: s.id,
-    name: s.name,
-    model_id: s.modelId,
-    workspace_id: s.workspaceId,
-    language: s.language,
-    cases: cases.map(presentCase),
-    created_at: toIso(s.createdAt),
-    updated_at: toIso(s.updatedAt),
-  };
-}
 
 const dotted = (loc: (string | number)[]) =>
   loc.map((seg, i) => (typeof seg === 'number' ? `[${seg}]` : i === 0 ? seg : `.${seg}`)).join('');
@@ -194,7 +166,8 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
           baseAgentId,
         });
       });
-      return ok({ simulation_case: presentCase(created) });
+      const agents = await agentBriefs(store, ws, [created.baseAgentId]);
+      return ok({ simulation_case: presentCase(created, agents) });
     },
   );
 
@@ -210,15 +183,26 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
     },
     async (request) => {
       const q = request.query;
-      const page = await store.simulations.listCases(request.workspace.id, {
+      const ws = request.workspace.id;
+      const page = await store.simulations.listCases(ws, {
         pageNumber: q.page_number,
         pageSize: q.page_size,
         ...(q.search ? { search: q.search } : {}),
         ...(q.simulation_case_type ? { type: q.simulation_case_type } : {}),
         ...(q.suite_id ? { suiteId: q.suite_id } : {}),
       });
+      const agents = await agentBriefs(
+        store,
+        ws,
+        page.items.map((c) => c.baseAgentId),
+      );
       return ok({
-        items: page.items.map(presentCase),
+        pagination: {
+          total_records: page.total,
+          limit: q.page_size,
+          offset: Math.min((q.page_number - 1) * q.page_size, 2_147_483_647),
+        },
+        items: page.items.map((c) => presentCase(c, agents)),
         total: page.total,
         page_number: q.page_number,
         page_size: q.page_size,
@@ -241,7 +225,13 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
       const agentId = request.query.agent_id;
       if (!(await store.agents.get(ws, agentId)))
         throw notFound(`query.agent_id: agent ${agentId} not found`, 400);
-      return ok((await store.simulations.casesOfAgent(ws, agentId)).map(presentCase));
+      const cases = await store.simulations.casesOfAgent(ws, agentId);
+      const agents = await agentBriefs(
+        store,
+        ws,
+        cases.map((c) => c.baseAgentId),
+      );
+      return ok(cases.map((c) => presentCase(c, agents)));
     },
   );
 
@@ -257,9 +247,10 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
     },
     async (request) => {
       const id = request.params.simulation_case_id;
-      const found = await store.simulations.getCase(request.workspace.id, id);
+      const ws = request.workspace.id;
+      const found = await store.simulations.getCase(ws, id);
       if (!found) throw caseNotFound(id);
-      return ok(presentCase(found));
+      return ok(presentCase(found, await agentBriefs(store, ws, [found.baseAgentId])));
     },
   );
 
@@ -277,7 +268,17 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
     async (request) => {
       const id = request.params.simulation_case_id;
       const ws = request.workspace.id;
-      const body = request.body;
+      // null stands for "not given" (suite_id and base_agent_id excepted: null clears them).
+      const raw = request.body;
+      const body = {
+        name: raw.name ?? undefined,
+        prompt: raw.prompt ?? undefined,
+        type: raw.type ?? undefined,
+        success_criteria: raw.success_criteria ?? undefined,
+        call_success_type: raw.call_success_type ?? undefined,
+        suite_id: raw.suite_id,
+        base_agent_id: raw.base_agent_id,
+      };
       checkName(body.name, ['body', 'name']);
       checkName(body.prompt, ['body', 'prompt']);
       checkCriteria(body.success_criteria);
@@ -308,7 +309,7 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
         if (!next) throw caseNotFound(id);
         return next;
       });
-      return ok(presentCase(updated));
+      return ok(presentCase(updated, await agentBriefs(store, ws, [updated.baseAgentId])));
     },
   );
 
@@ -334,7 +335,9 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
   async function suiteWithCases(repos: Repositories, workspaceId: string, id: string) {
     const suite = await repos.simulations.getSuite(workspaceId, id);
     if (!suite) throw suiteNotFound(id);
-    return presentSuite(suite, await repos.simulations.casesOfSuite(workspaceId, id));
+    const cases = await repos.simulations.casesOfSuite(workspaceId, id);
+    const agents = await agentBriefs(repos, workspaceId, [suite.modelId, ...cases.map((c) => c.baseAgentId)]);
+    return presentSuite(suite, cases, agents);
   }
 
   app.post(
@@ -431,8 +434,12 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
         ws,
         page.items.map((s) => s.id),
       );
+      const agents = await agentBriefs(store, ws, [
+        ...page.items.map((s) => s.modelId),
+        ...[...cases.values()].flat().map((c) => c.baseAgentId),
+      ]);
       return ok({
-        items: page.items.map((s) => presentSuite(s, cases.get(s.id) ?? [])),
+        items: page.items.map((s) => presentSuite(s, cases.get(s.id) ?? [], agents)),
         total: page.total,
         page_number: q.page_number,
         page_size: q.page_size,
@@ -467,7 +474,12 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
     async (request) => {
       const id = request.params.suite_id;
       const ws = request.workspace.id;
-      const body = request.body;
+      // null stands for "not given".
+      const body = {
+        name: request.body.name ?? undefined,
+        language: request.body.language ?? undefined,
+        model_id: request.body.model_id ?? undefined,
+      };
       checkName(body.name, ['body', 'name']);
       const suite = await store.transaction(async (repos) => {
         const current = await repos.simulations.getSuite(ws, id);

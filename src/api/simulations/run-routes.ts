@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { invalidInput, isUuid, notFound, toIso } from '../../core/index.ts';
+import { invalidInput, isUuid, notFound } from '../../core/index.ts';
 import type { ModelRouter } from '../../providers/index.ts';
 import {
   SIMULATION_TEST_KINDS,
@@ -8,16 +8,18 @@ import {
   type GenerationAction,
   type SimulationService,
 } from '../../simulation/index.ts';
-import type { SimulationRun, SimulationSession, Store } from '../../store/index.ts';
+import { CALL_SUCCESS_TYPES, type SimulationSession, type Store } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import {
   NonEmptyString,
+  Nullable,
   PaginationSchema,
   StringEnum,
   errorResponses,
   okEnvelope,
 } from '../schemas/common.ts';
-import { presentCase, unprocessable } from './routes.ts';
+import { agentBriefs, presentCase, presentRun, presentSession } from './present.ts';
+import { unprocessable } from './routes.ts';
 
 // Running simulations (spec "Simulation suites" execute, WIRE.md section 7): executing a suite,
 // reading sessions and simulations, and generating cases as an NDJSON stream.
@@ -45,11 +47,50 @@ const SimulationRecord = Type.Object({
   simulation_session_id: Type.String(),
   simulation_case_id: Type.String(),
   status: StringEnum(['in-progress', 'completed', 'failed'] as const),
-  passed: Type.Union([Type.Boolean(), Type.Null()]),
+  passed: Nullable(Type.Boolean()),
   criteria_results: Type.Array(Verdict),
   transcript: Type.String(),
   turns: Type.Integer(),
-  error: Type.Union([Type.String(), Type.Null()]),
+  error: Nullable(Type.String()),
+  // The published simulation record's fields.
+  simulation_case_name: Nullable(Type.String(), { description: 'null once the case is deleted.' }),
+  simulation_case_prompt: Nullable(Type.String()),
+  success_criteria: Nullable(Type.Array(Type.String())),
+  call_success_type: Type.Union([StringEnum(CALL_SUCCESS_TYPES), Type.Null()]),
+  target_agent_id: Type.String({ description: 'The agent tested (the session model_id).' }),
+  agent_name: Nullable(Type.String(), { description: 'null once the agent is deleted.' }),
+  agent_avatar_url: Type.Null(),
+  persona_agent_id: Type.Null({ description: 'The simulated caller is not an agent of the workspace.' }),
+  persona_phone_number: Type.Null({ description: 'Simulations are text conversations: no phone call.' }),
+  target_phone_number: Type.Null(),
+  target_call_id: Type.Null(),
+  recording_url: Type.Null(),
+  custom_variables: Type.Null(),
+  workspace_id: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  error_info: Nullable(Type.Object({ message: Type.String(), code: Type.Integer(), type: Type.String() }), {
+    description: '`error` as an object (code 500, type simulation_failed); null unless failed.',
+  }),
+  timeline: Nullable(
+    Type.Array(
+      Type.Object({
+        sender_type: Nullable(Type.String()),
+        value: Nullable(Type.String()),
+        type: Nullable(Type.String()),
+        timestamp_datetime: Type.Null(),
+        timestamp: Type.Null(),
+      }),
+    ),
+    { description: 'The transcript, one item per turn (sender_type agent or user); null while empty.' },
+  ),
+  success_criteria_analysis: Nullable(
+    Type.Object({
+      success: Type.Boolean(),
+      evaluations: Type.Array(Type.Object({ success: Type.Boolean(), reasoning: Type.String() })),
+    }),
+    { description: '`passed` and `criteria_results` in the published shape; null until judged.' },
+  ),
 });
 const SessionRecord = Type.Object({
   simulation_session_id: Type.String(),
@@ -72,37 +113,6 @@ const GenerateBody = Type.Object({
   scenarios: Type.Optional(Type.Array(NonEmptyString(2000), { maxItems: 20 })),
   include_tests: Type.Optional(Type.Array(StringEnum(SIMULATION_TEST_KINDS), { maxItems: 7 })),
 });
-
-/** A simulation as read: one that has not started yet shows as in progress (it is queued). */
-function presentRun(run: SimulationRun) {
-  return {
-    simulation_id: run.id,
-    simulation_session_id: run.sessionId,
-    simulation_case_id: run.caseId,
-    status: run.status === 'pending' ? ('in-progress' as const) : run.status,
-    passed: run.passed,
-    criteria_results: run.criteriaResults,
-    transcript: run.transcript,
-    turns: run.turns,
-    error: run.error,
-  };
-}
-
-function presentSession(session: SimulationSession, runs: readonly SimulationRun[]) {
-  return {
-    simulation_session_id: session.id,
-    suite_id: session.suiteId,
-    model_id: session.modelId,
-    status: session.status === 'completed' ? ('completed' as const) : ('in-progress' as const),
-    max_turns: session.maxTurns,
-    simulations: runs.map(presentRun),
-    total_simulations: session.total,
-    completed_simulations: session.completed,
-    failed_simulations: session.failed,
-    pending_simulations: session.total - session.completed - session.failed,
-    created_at: toIso(session.createdAt),
-  };
-}
 
 export interface SimulationRunRoutesOptions {
   store: Store;
@@ -172,6 +182,25 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
     },
   );
 
+  /** A session with its simulations, their cases and the agent's name. */
+  async function readSession(workspaceId: string, id: string, loc: string[]) {
+    uuidOr400(id, loc);
+    const session = await store.simulationRuns.getSession(workspaceId, id);
+    if (!session) throw notFound(`simulation session ${id} not found`);
+    const runs = await store.simulationRuns.runsOfSession(session.id);
+    const cases = await store.simulations.getCases(workspaceId, [...new Set(runs.map((r) => r.caseId))]);
+    return presentSession(
+      session,
+      runs,
+      new Map(cases.map((c) => [c.id, c])),
+      await agentName(workspaceId, session),
+    );
+  }
+
+  async function agentName(workspaceId: string, session: SimulationSession | null): Promise<string | null> {
+    return session ? ((await store.agents.get(workspaceId, session.modelId))?.name ?? null) : null;
+  }
+
   app.get(
     '/simulations/sessions/:session_id',
     {
@@ -184,10 +213,24 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
     },
     async (request) => {
       const { session_id: id } = request.params as { session_id: string };
-      uuidOr400(id, ['params', 'session_id']);
-      const session = await store.simulationRuns.getSession(request.workspace.id, id);
-      if (!session) throw notFound(`simulation session ${id} not found`);
-      return ok(presentSession(session, await store.simulationRuns.runsOfSession(session.id)));
+      return ok(await readSession(request.workspace.id, id, ['params', 'session_id']));
+    },
+  );
+
+  // The published API's path for the same read.
+  app.get(
+    '/simulations/session/:simulation_session_id',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'A session (the same as /simulations/sessions/{session_id})',
+        params: idParam('simulation_session_id'),
+        response: { 200: okEnvelope(SessionRecord), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { simulation_session_id: id } = request.params as { simulation_session_id: string };
+      return ok(await readSession(request.workspace.id, id, ['params', 'simulation_session_id']));
     },
   );
 
@@ -204,9 +247,12 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
     async (request) => {
       const { simulation_id: id } = request.params as { simulation_id: string };
       uuidOr400(id, ['params', 'simulation_id']);
-      const run = await store.simulationRuns.getRun(request.workspace.id, id);
+      const ws = request.workspace.id;
+      const run = await store.simulationRuns.getRun(ws, id);
       if (!run) throw notFound(`simulation ${id} not found`);
-      return ok(presentRun(run));
+      const session = await store.simulationRuns.getSession(ws, run.sessionId);
+      const testCase = (await store.simulations.getCase(ws, run.caseId)) ?? undefined;
+      return ok(presentRun(run, { session, testCase, agentName: await agentName(ws, session) }));
     },
   );
 
@@ -234,9 +280,10 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
       if (!suite) throw notFound(`simulation suite ${suiteId} not found`);
       const { limit, offset } = request.query;
       const page = await store.simulationRuns.sessionsOfSuite(request.workspace.id, suite.id, limit, offset);
+      const name = (await store.agents.get(request.workspace.id, suite.modelId))?.name ?? null;
       return ok({
         pagination: { total_records: page.total, limit, offset },
-        sessions: page.sessions.map((s) => presentSession(s, [])),
+        sessions: page.sessions.map((s) => presentSession(s, [], new Map(), name)),
       });
     },
   );
@@ -312,6 +359,8 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
         workspace.plan,
       );
 
+      const agents = await agentBriefs(store, workspace.id, [agent.id]);
+
       // The 200 is a stream: one JSON object per line, flushed as each case is stored.
       reply.hijack();
       const raw = reply.raw;
@@ -357,7 +406,7 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
             baseAgentId: agent.id,
           });
           created += 1;
-          line({ type: 'case', simulation_case: presentCase(stored) });
+          line({ type: 'case', simulation_case: presentCase(stored, agents) });
           line({ type: 'progress', done: created, total: count });
         }
         line({ type: 'done', created });

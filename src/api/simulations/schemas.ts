@@ -1,6 +1,11 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { CALL_SUCCESS_TYPES, SIMULATION_CASE_TYPES } from '../../store/index.ts';
-import { NonEmptyString, StringEnum } from '../schemas/common.ts';
+import {
+  NonEmptyString,
+  Nullable as NullableField,
+  PaginationSchema,
+  StringEnum,
+} from '../schemas/common.ts';
 
 // Simulation cases and suites (spec "Simulation cases" and "Simulation suites", WIRE.md section 7).
 
@@ -41,12 +46,15 @@ export const CreateCaseBody = Type.Object({
   base_agent_id: Type.Optional(BaseAgentField),
 });
 
+/** On updates, null stands for "not given" (the published update bodies are all nullable). */
+const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
 export const UpdateCaseBody = Type.Object({
-  name: Type.Optional(CaseName),
-  prompt: Type.Optional(CasePrompt),
-  type: Type.Optional(CaseType),
-  success_criteria: Type.Optional(Criteria),
-  call_success_type: Type.Optional(SuccessType),
+  name: Type.Optional(OrNull(CaseName)),
+  prompt: Type.Optional(OrNull(CasePrompt)),
+  type: Type.Optional(OrNull(CaseType)),
+  success_criteria: Type.Optional(OrNull(Criteria)),
+  call_success_type: Type.Optional(OrNull(SuccessType)),
   suite_id: Type.Optional(SuiteIdField),
   base_agent_id: Type.Optional(BaseAgentField),
 });
@@ -62,6 +70,20 @@ export const CaseRecord = Type.Object(
     success_criteria: Type.Array(Type.String()),
     call_success_type: SuccessType,
     base_agent_id: Type.Union([Type.String(), Type.Null()]),
+    base_agent: NullableField(
+      Type.Object({
+        model_id: Type.String(),
+        agent_name: Type.String(),
+        agent_type: Type.String(),
+        voice_engine_type: Type.String({
+          description: 'Always empty: Parley does not split voices by engine.',
+        }),
+        phone_number: NullableField(Type.String()),
+        updated_at: Type.String({ format: 'date-time' }),
+        image_url: Type.Null(),
+      }),
+      { description: 'The base agent; null when there is none or it was deleted.' },
+    ),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -87,6 +109,9 @@ export const ByAgentQuery = Type.Object({
 });
 
 export const CasePage = Type.Object({
+  pagination: Type.Object(PaginationSchema.properties, {
+    description: 'The same page as limit/offset: limit = page_size, offset = (page_number - 1) * page_size.',
+  }),
   items: Type.Array(CaseRecord),
   total: Type.Integer(),
   page_number: Type.Integer(),
@@ -109,10 +134,10 @@ export const CreateSuiteBody = Type.Object({
 });
 
 export const UpdateSuiteBody = Type.Object({
-  name: Type.Optional(SuiteName),
-  language: Type.Optional(Language),
+  name: Type.Optional(OrNull(SuiteName)),
+  language: Type.Optional(OrNull(Language)),
   model_id: Type.Optional(
-    NonEmptyString(100, "Accepted only when equal to the suite's agent: a suite stays on its agent."),
+    OrNull(NonEmptyString(100, "Accepted only when equal to the suite's agent: a suite stays on its agent.")),
   ),
 });
 
@@ -124,6 +149,13 @@ export const SuiteRecord = Type.Object(
     workspace_id: Type.String(),
     language: Type.String(),
     cases: Type.Array(CaseRecord, { description: 'The cases in the suite, in the order created.' }),
+    case_summaries: Type.Array(Type.Object({ simulation_case_id: Type.String(), name: Type.String() }), {
+      description: 'The cases again, id and name only.',
+    }),
+    agent: Type.Object(
+      { id: Type.String(), name: Type.String(), avatar: Type.Null() },
+      { description: "The suite's agent (model_id); the name is empty once the agent is deleted." },
+    ),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },

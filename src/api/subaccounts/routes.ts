@@ -6,6 +6,7 @@ import type { Authenticator } from '../auth.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import {
+  SUBACCOUNT_PERMISSIONS,
   CreateSubaccountBody,
   ListSubaccountsQuery,
   SubaccountPage,
@@ -20,30 +21,87 @@ export function minutesUsed(usageSeconds: number): number {
   return Math.round((usageSeconds / 60) * 100) / 100;
 }
 
+/** Whole minutes, as the published API types `minutes_used`: a started minute counts. */
+function wholeMinutes(usageSeconds: number): number {
+  return Math.ceil(usageSeconds / 60);
+}
+
+/** Parley restricts nothing a subaccount manages; it has no workflows. */
+const PERMISSIONS = Object.fromEntries(SUBACCOUNT_PERMISSIONS.map((p) => [p, p !== 'workflows'])) as Record<
+  (typeof SUBACCOUNT_PERMISSIONS)[number],
+  boolean
+>;
+
 function presentSubaccount(w: Workspace) {
   return {
     subaccount_id: w.id,
     name: w.name,
     plan: w.plan,
     max_concurrent_calls: w.maxConcurrentCalls,
-    minutes_used: minutesUsed(w.usageSeconds),
+    minutes_used: wholeMinutes(w.usageSeconds),
+    seconds_used: Math.round(w.usageSeconds),
+    agency_id: w.parentId ?? '',
+    permissions: PERMISSIONS,
+    pricing_tiers: [],
+    members: [],
+    max_minutes: null,
     created_at: toIso(w.createdAt),
     updated_at: toIso(w.updatedAt),
   };
 }
 
+/**
+ * `subaccount_name` and `concurrency` (the published names) stand for `name` and
+ * `max_concurrent_calls`; both names at once must agree.
+ */
+function resolveAliases(body: {
+  name?: string | undefined;
+  subaccount_name?: string | undefined;
+  max_concurrent_calls?: number | undefined;
+  concurrency?: number | undefined;
+}): { name: string | undefined; maxConcurrentCalls: number | undefined } {
+  if (body.name !== undefined && body.subaccount_name !== undefined && body.name !== body.subaccount_name) {
+    throw invalidInput('body.subaccount_name differs from body.name (they are the same field)', [
+      'body',
+      'subaccount_name',
+    ]);
+  }
+  if (
+    body.max_concurrent_calls !== undefined &&
+    body.concurrency !== undefined &&
+    body.max_concurrent_calls !== body.concurrency
+  ) {
+    throw invalidInput('body.concurrency differs from body.max_concurrent_calls (they are the same field)', [
+      'body',
+      'concurrency',
+    ]);
+  }
+  return {
+    name: body.name ?? body.subaccount_name,
+    maxConcurrentCalls: body.max_concurrent_calls ?? body.concurrency,
+  };
+}
+
 /** A subaccount may not get more than its parent has: a higher plan or more concurrent calls. */
-function checkWithinParent(parent: Workspace, plan: Plan | undefined, maxCalls: number | undefined): void {
+function checkWithinParent(
+  parent: Workspace,
+  plan: Plan | undefined,
+  maxCalls: number | undefined,
+  maxCallsField: 'max_concurrent_calls' | 'concurrency',
+): void {
   if (plan === 'enterprise' && parent.plan !== 'enterprise') {
     throw invalidInput('body.plan enterprise needs an enterprise parent workspace', ['body', 'plan']);
   }
   if (maxCalls !== undefined && maxCalls > parent.maxConcurrentCalls) {
-    throw invalidInput(
-      `body.max_concurrent_calls must be at most the parent's ${parent.maxConcurrentCalls}`,
-      ['body', 'max_concurrent_calls'],
-    );
+    throw invalidInput(`body.${maxCallsField} must be at most the parent's ${parent.maxConcurrentCalls}`, [
+      'body',
+      maxCallsField,
+    ]);
   }
 }
+
+const callsField = (body: { max_concurrent_calls?: number | undefined }) =>
+  body.max_concurrent_calls === undefined ? 'concurrency' : 'max_concurrent_calls';
 
 export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: Authenticator }> = async (
   app,
@@ -63,19 +121,27 @@ export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: A
           ...errorResponses(400, 401),
         },
       },
+      // The published API's `subaccount_name` fills the required `name` when that is absent.
+      preValidation: async (request) => {
+        const body = request.body as Record<string, unknown> | null | undefined;
+        if (body && typeof body === 'object' && !Array.isArray(body) && body.name === undefined) {
+          if (typeof body.subaccount_name === 'string') body.name = body.subaccount_name;
+        }
+      },
     },
     async (request) => {
       const parent = request.workspace;
       if (parent.parentId !== null) {
         throw invalidInput('a subaccount cannot have subaccounts of its own', ['body']);
       }
-      const { name, plan, max_concurrent_calls } = request.body;
-      checkWithinParent(parent, plan, max_concurrent_calls);
+      const { name, plan } = request.body;
+      const { maxConcurrentCalls } = resolveAliases(request.body);
+      checkWithinParent(parent, plan, maxConcurrentCalls, callsField(request.body));
       const { workspace, secret } = await store.transaction(async (repos) => {
         const created = await repos.workspaces.create({
           name,
           plan: plan ?? parent.plan,
-          maxConcurrentCalls: max_concurrent_calls ?? parent.maxConcurrentCalls,
+          maxConcurrentCalls: maxConcurrentCalls ?? parent.maxConcurrentCalls,
           parentId: parent.id,
         });
         const key = await repos.apiKeys.create(created.id, 'subaccount');
@@ -110,15 +176,24 @@ export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: A
     {
       schema: {
         tags: TAG,
-        summary: 'Get a subaccount',
+        summary: 'Get a subaccount (also as the one-element `subaccounts` array of the published API)',
         params: SubaccountParams,
-        response: { 200: okEnvelope(Type.Ref('Subaccount')), ...errorResponses(400, 401, 404) },
+        response: {
+          200: okEnvelope(
+            Type.Composite([
+              SubaccountRead,
+              Type.Object({ subaccounts: Type.Array(Type.Ref('Subaccount')) }),
+            ]),
+          ),
+          ...errorResponses(400, 401, 404),
+        },
       },
     },
     async (request) => {
       const child = await store.workspaces.getChild(request.workspace.id, request.params.subaccount_id);
       if (!child) throw missing(request.params.subaccount_id);
-      return ok(presentSubaccount(child));
+      const record = presentSubaccount(child);
+      return ok({ ...record, subaccounts: [record] });
     },
   );
 
@@ -134,18 +209,19 @@ export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: A
       },
     },
     async (request) => {
-      const { name, plan, max_concurrent_calls, minutes_used } = request.body;
+      const { plan, minutes_used } = request.body;
       if (minutes_used !== undefined && minutes_used !== 0) {
         throw invalidInput('body.minutes_used can only be set to 0 (reset)', ['body', 'minutes_used']);
       }
-      checkWithinParent(request.workspace, plan, max_concurrent_calls);
+      const { name, maxConcurrentCalls } = resolveAliases(request.body);
+      checkWithinParent(request.workspace, plan, maxConcurrentCalls, callsField(request.body));
       const updated = await store.transaction(async (repos) => {
         const child = await repos.workspaces.getChild(request.workspace.id, request.params.subaccount_id);
         if (!child) throw missing(request.params.subaccount_id);
         return repos.workspaces.update(child.id, {
           name,
           plan,
-          maxConcurrentCalls: max_concurrent_calls,
+          maxConcurrentCalls,
           usageSeconds: minutes_used === 0 ? 0 : undefined,
         });
       });

