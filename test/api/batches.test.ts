@@ -284,6 +284,7 @@ forEachStore('batch calls', (target) => {
         ['failed', null],
         ['dispatched', 'busy'],
       ]);
+      expect(list[0]!.error_message).toBe('');
       expect(list[1]!.error_message).toMatch(/not a dialable number/);
       expect(list[2]!.error_message).toMatch(/override_model_id/);
       const first = (await ok('GET', `/v2/calls/${list[0]!.call_id}`)).calls[0] as Json;

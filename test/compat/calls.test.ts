@@ -177,6 +177,7 @@ forEachStore('compat: calls and batches', (target) => {
       const id = batch.batch_call_id as string;
       const tasks = (await ok('GET', `/v2/calls/batch/${id}/tasks`)).tasks as Json[];
       expect(tasks.map((x) => x.custom_variables)).toEqual([{ city: 'Oslo' }, { city: 'Bergen' }]);
+      expect(tasks.map((x) => x.error_message)).toEqual(['', '']);
 
       for (const [action, status] of [
         ['pause', 'paused'],

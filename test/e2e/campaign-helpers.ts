@@ -267,7 +267,7 @@ export async function campaignAgent(base: string, key: string, from: string): Pr
 export interface TaskRow {
   task_id: string;
   status: string;
-  error_message: string | null;
+  error_message: string;
   call_id: string | null;
   call_status: string | null;
 }

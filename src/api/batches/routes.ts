@@ -67,7 +67,7 @@ function presentTask(t: BatchTaskWithCall) {
     custom_variables: t.customVariables,
     override_model_id: t.overrideModelId,
     status: t.status,
-    error_message: t.errorMessage,
+    error_message: t.errorMessage ?? '',
     call_id: t.callId,
     call_status: t.callStatus,
     end_call_reason: t.endCallReason,

@@ -86,7 +86,7 @@ export const TaskRecord = Type.Object({
   custom_variables: Nullable(Type.Record(Type.String(), Type.Unknown())),
   override_model_id: Nullable(Type.String()),
   status: StringEnum(TASK_STATUSES),
-  error_message: Nullable(Type.String()),
+  error_message: Type.String({ description: 'Why the recipient failed before dialing; empty otherwise.' }),
   call_id: Nullable(Type.String()),
   call_status: Nullable(Type.String()),
   end_call_reason: Nullable(Type.String()),
