@@ -48,6 +48,11 @@ export {
   type KeyValue,
 } from './custom.ts';
 export {
+  customActionForAttachment,
+  type CustomActionAttachment,
+  type VariableMapping,
+} from './attachment.ts';
+export {
   DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_MAX_RESPONSE_BYTES,
   OutboundHttpError,

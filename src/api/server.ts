@@ -136,9 +136,18 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       const auth = createAuthenticator(deps.store, clock, deps.authCacheTtlMs);
       const publicLimiter = createRateLimiter(deps.publicRateLimit ?? DEFAULT_PUBLIC_RATE_LIMIT, clock);
       v2.addHook('onRequest', authenticate(auth, { onPublic: (request) => publicLimiter.take(request.ip) }));
+      const services =
+        deps.services ??
+        createConversationServices({
+          repos: deps.store,
+          models: deps.models,
+          clock,
+          http: createSafeFetch({ allowPrivateNetwork: deps.allowPrivateNetwork ?? false }),
+          messaging: deps.messaging ?? { sim: createSimMessaging({ clock }) },
+        });
       await v2.register(assistantRoutes, { store: deps.store });
       await v2.register(numberRoutes, { store: deps.store });
-      await v2.register(actionRoutes, { store: deps.store });
+      await v2.register(actionRoutes, { store: deps.store, http: services.http });
       await v2.register(calendarRoutes, { store: deps.store, clock });
       await v2.register(batchRoutes, {
         store: deps.store,
@@ -163,15 +172,6 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await v2.register(contactRoutes, { store: deps.store });
       await v2.register(analyticsRoutes, { store: deps.store, clock });
       await v2.register(voiceRoutes);
-      const services =
-        deps.services ??
-        createConversationServices({
-          repos: deps.store,
-          models: deps.models,
-          clock,
-          http: createSafeFetch({ allowPrivateNetwork: deps.allowPrivateNetwork ?? false }),
-          messaging: deps.messaging ?? { sim: createSimMessaging({ clock }) },
-        });
       // One turn runner for both chat paths, so one chat's messages run in order whichever way they came.
       const turns = createChatTurns({ store: deps.store, runtime: services.runtime, clock });
       const channels = createChatChannels({

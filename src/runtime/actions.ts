@@ -7,6 +7,7 @@ import {
   createInformationExtractorTool,
   createLiveTransferTool,
   createRealTimeBookingTools,
+  customActionForAttachment,
   runBeforeCall,
   type ActionTool,
   type ActionVariables,
@@ -24,7 +25,7 @@ import {
 } from '../actions/index.ts';
 import type { Clock, HttpPort } from '../core/index.ts';
 import { ToolRegistry } from '../conversation/index.ts';
-import type { Action } from '../store/index.ts';
+import type { Action, Attachment } from '../store/index.ts';
 
 // An agent's attached actions as the tools of one conversation (chat, call or simulation), with
 // the records of what ran. The records (the recorder's snapshot) and the collected variables are
@@ -96,7 +97,7 @@ const FACTORIES: Partial<Record<Action['kind'], ToolFactory>> = {
     }),
   ],
   CUSTOM_ACTION: (action, ports) => [
-    createCustomActionTool(action.config as unknown as CustomActionConfig, {
+    createCustomActionTool(customConfigOf(action), {
       http: ports.effects.http,
       recorder: ports.recorder,
       variables: ports.variables,
@@ -128,8 +129,18 @@ const FACTORIES: Partial<Record<Action['kind'], ToolFactory>> = {
   ],
 };
 
+/**
+ * A custom action's configuration for the agent it is attached to: the attachment's settings
+ * (`before`, its trigger condition, its variable mapping) applied when the action came with them
+ * (the store's attached actions do).
+ */
+export function customConfigOf(action: Action & { attachment?: Attachment }): CustomActionConfig {
+  const config = action.config as unknown as CustomActionConfig;
+  return action.attachment ? customActionForAttachment(config, action.attachment) : config;
+}
+
 export const isPreCall = (action: Action) =>
-  action.kind === 'CUSTOM_ACTION' && action.config.run_action_before_call_start === true;
+  action.kind === 'CUSTOM_ACTION' && customConfigOf(action).run_action_before_call_start === true;
 
 /**
  * The tools for `actions`: kinds without tools, pre-call custom actions (they run before the
@@ -244,7 +255,7 @@ export function conversationActions(options: ConversationActionsOptions): Conver
 export async function runPreCallActions(actions: ConversationActions, http: HttpPort): Promise<void> {
   for (const action of actions.actions) {
     if (!isPreCall(action)) continue;
-    const result = await runBeforeCall(action.config as unknown as CustomActionConfig, {
+    const result = await runBeforeCall(customConfigOf(action), {
       http,
       recorder: actions.recorder,
       variables: { ...actions.variables },

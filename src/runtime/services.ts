@@ -10,6 +10,8 @@ export interface ConversationServices {
   runtime: AgentRuntime;
   messaging: MessagingHub;
   replies: ReplyHub;
+  /** The outbound HTTP its actions use (the safe fetch with the deployment's network rules). */
+  http: HttpPort;
 }
 
 export function createConversationServices(options: {
@@ -29,5 +31,5 @@ export function createConversationServices(options: {
     messagingFor: (workspaceId) => messaging.portFor(workspaceId),
     replies,
   });
-  return { runtime, messaging, replies };
+  return { runtime, messaging, replies, http: options.http };
 }

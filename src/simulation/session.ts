@@ -51,7 +51,8 @@ async function runOne(options: RunSessionOptions, run: SimulationRun): Promise<v
     conversationId: run.id,
     agent,
     workspace,
-    variables: {},
+    // A simulation started alone may carry custom variables for the prompt's placeholders.
+    variables: run.customVariables ?? {},
     style: 'voice',
     ...(options.callControl ? { callControl: options.callControl } : {}),
   });

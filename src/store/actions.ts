@@ -3,7 +3,7 @@ import { newId, type Clock } from '../core/index.ts';
 import type { Db } from './database.ts';
 import { fromJson, toJson } from './json.ts';
 import type { Action, ActionKind, Page } from './records.ts';
-import type { ActionTable } from './schema.ts';
+import type { ActionTable, AgentActionTable } from './schema.ts';
 import { bumpAgentsVersion } from './workspaces.ts';
 
 function toAction(row: Selectable<ActionTable>): Action {
@@ -15,6 +15,62 @@ function toAction(row: Selectable<ActionTable>): Action {
     config: fromJson<Record<string, unknown>>(row.config) ?? {},
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+/** When an attached action runs for that agent (the published attach body's `attachment_type`). */
+export type AttachmentType = 'before' | 'during' | 'after';
+export const ATTACHMENT_TYPES: readonly AttachmentType[] = ['before', 'during', 'after'];
+
+/** How one of the action's input variables is filled for one agent (published shape, as given). */
+export interface InputVariableMapping {
+  variable_name: string;
+  source: string;
+  hardcoded_value?: string | null;
+  llm_config?: { description?: string | null; example?: string | null; required?: boolean | null } | null;
+}
+
+/** One agent's settings of an attached action. */
+export interface Attachment {
+  attachmentType: AttachmentType;
+  /** The agent's own "when to use it" condition; null: the action's own. */
+  triggerCondition: string | null;
+  inputVariablesMapping: InputVariableMapping[];
+}
+
+/** An action as attached to one agent. */
+export interface AttachedAction extends Action {
+  attachment: Attachment;
+}
+
+/**
+ * An attachment with settings. Absent fields keep what an existing attachment has (a new one gets
+ * `during`, no condition, no mapping); an empty `triggerCondition` clears the condition.
+ */
+export interface NewAttachment {
+  actionId: string;
+  attachmentType?: AttachmentType;
+  triggerCondition?: string | null;
+  inputVariablesMapping?: InputVariableMapping[];
+}
+
+/** An agent an action is attached to. */
+export interface ActionAgent {
+  agentId: string;
+  attachment: Attachment;
+}
+
+type AttachmentColumns = Pick<
+  Selectable<AgentActionTable>,
+  'attachment_type' | 'trigger_condition' | 'input_variables_mapping'
+>;
+
+function toAttachment(row: AttachmentColumns): Attachment {
+  const type = row.attachment_type as AttachmentType;
+  return {
+    attachmentType: ATTACHMENT_TYPES.includes(type) ? type : 'during',
+    triggerCondition: row.trigger_condition,
+    inputVariablesMapping: fromJson<InputVariableMapping[]>(row.input_variables_mapping) ?? [],
   };
 }
 
@@ -129,25 +185,59 @@ export function actionsRepo(db: Db, clock: Clock) {
     },
 
     /**
-     * Attaches actions to an agent; attaching one already attached changes nothing. The caller
-     * has checked that the agent and the actions belong to the workspace.
+     * Attaches actions to an agent. A plain id attaches with the defaults and changes nothing when
+     * already attached; a `NewAttachment` also sets what it gives on an existing attachment (its
+     * place in the attachment order stays). The caller has checked that the agent and the actions
+     * belong to the workspace.
      */
-    async attach(workspaceId: string, agentId: string, actionIds: string[]): Promise<void> {
-      if (actionIds.length === 0) return;
+    async attach(
+      workspaceId: string,
+      agentId: string,
+      actions: readonly (string | NewAttachment)[],
+    ): Promise<void> {
+      if (actions.length === 0) return;
       await bumpAgentsVersion(db, workspaceId);
       const now = clock.now();
-      await db
-        .insertInto('agent_actions')
-        .values(
-          [...new Set(actionIds)].map((id) => ({
-            workspace_id: workspaceId,
-            agent_id: agentId,
-            action_id: id,
-            created_at: now,
-          })),
-        )
-        .onConflict((oc) => oc.columns(['agent_id', 'action_id']).doNothing())
-        .execute();
+      const row = (actionId: string) => ({
+        workspace_id: workspaceId,
+        agent_id: agentId,
+        action_id: actionId,
+        created_at: now,
+        trigger_condition: null,
+        input_variables_mapping: null,
+      });
+      const plain = [...new Set(actions.filter((a): a is string => typeof a === 'string'))];
+      if (plain.length > 0) {
+        await db
+          .insertInto('agent_actions')
+          .values(plain.map(row))
+          .onConflict((oc) => oc.columns(['agent_id', 'action_id']).doNothing())
+          .execute();
+      }
+      for (const item of actions) {
+        if (typeof item === 'string') continue;
+        const set: {
+          attachment_type?: string;
+          trigger_condition?: string | null;
+          input_variables_mapping?: string | null;
+        } = {};
+        if (item.attachmentType !== undefined) set.attachment_type = item.attachmentType;
+        if (item.triggerCondition !== undefined && item.triggerCondition !== null) {
+          set.trigger_condition = item.triggerCondition === '' ? null : item.triggerCondition;
+        }
+        if (item.inputVariablesMapping !== undefined) {
+          set.input_variables_mapping = toJson(item.inputVariablesMapping);
+        }
+        await db
+          .insertInto('agent_actions')
+          .values({ ...row(item.actionId), ...set })
+          .onConflict((oc) =>
+            Object.keys(set).length === 0
+              ? oc.columns(['agent_id', 'action_id']).doNothing()
+              : oc.columns(['agent_id', 'action_id']).doUpdateSet(set),
+          )
+          .execute();
+      }
     },
 
     /** Detaches actions from an agent; answers how many were attached. */
@@ -164,14 +254,14 @@ export function actionsRepo(db: Db, clock: Clock) {
     },
 
     /** Actions attached to each of the given agents, in the order they were attached. */
-    async attachedTo(workspaceId: string, agentIds: string[]): Promise<Map<string, Action[]>> {
-      const byAgent = new Map<string, Action[]>(agentIds.map((id) => [id, []]));
+    async attachedTo(workspaceId: string, agentIds: string[]): Promise<Map<string, AttachedAction[]>> {
+      const byAgent = new Map<string, AttachedAction[]>(agentIds.map((id) => [id, []]));
       if (agentIds.length === 0) return byAgent;
       const rows = await db
         .selectFrom('agent_actions as aa')
         .innerJoin('actions as a', 'a.id', 'aa.action_id')
         .selectAll('a')
-        .select('aa.agent_id')
+        .select(['aa.agent_id', 'aa.attachment_type', 'aa.trigger_condition', 'aa.input_variables_mapping'])
         .where('aa.workspace_id', '=', workspaceId)
         // The action must be the workspace's too, whatever an attachment row says.
         .where('a.workspace_id', '=', workspaceId)
@@ -179,8 +269,29 @@ export function actionsRepo(db: Db, clock: Clock) {
         .orderBy('aa.created_at')
         .orderBy('a.seq')
         .execute();
-      for (const row of rows) byAgent.get(row.agent_id)?.push(toAction(row));
+      for (const row of rows) {
+        byAgent.get(row.agent_id)?.push({ ...toAction(row), attachment: toAttachment(row) });
+      }
       return byAgent;
+    },
+
+    /**
+     * The agents an action is attached to, in the order they were attached, with their settings
+     * (one query by the action's index).
+     */
+    async agentsOfAction(workspaceId: string, actionId: string): Promise<ActionAgent[]> {
+      const rows = await db
+        .selectFrom('agent_actions as aa')
+        .innerJoin('agents as g', 'g.id', 'aa.agent_id')
+        .select(['aa.agent_id', 'aa.attachment_type', 'aa.trigger_condition', 'aa.input_variables_mapping'])
+        .where('aa.action_id', '=', actionId)
+        .where('aa.workspace_id', '=', workspaceId)
+        // The agent must be the workspace's too, whatever an attachment row says.
+        .where('g.workspace_id', '=', workspaceId)
+        .orderBy('aa.created_at')
+        .orderBy('g.seq')
+        .execute();
+      return rows.map((row) => ({ agentId: row.agent_id, attachment: toAttachment(row) }));
     },
   };
 }

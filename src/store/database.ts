@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
 import pg from 'pg';
 import { coalescePerKey } from '../core/index.ts';
+import { SchemaScopedPostgresDialect } from './introspector.ts';
 import { directReaders, type DirectReader } from './precompiled.ts';
 import type { Schema } from './schema.ts';
 
@@ -131,7 +132,7 @@ function openPostgres(options: Extract<DatabaseOptions, { dialect: 'postgres' }>
   // An idle connection the server closed (a restart, a terminated backend) is reported on the
   // pool, which drops it and connects anew for the next query; unheard, it would end the process.
   pool.on('error', () => undefined);
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Schema>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
   const scoped = (channel: string) => `parley_${options.schema ?? 'public'}_${channel}`.slice(0, 63);
   const listeners = new Set<pg.Client>();
   const notifications = coalescePerKey(async (channel: string) => {

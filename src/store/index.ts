@@ -13,7 +13,17 @@ export type {
   PhoneNumber,
   Workspace,
 } from './records.ts';
-export type { NewAction, ActionPatch } from './actions.ts';
+export {
+  ATTACHMENT_TYPES,
+  type ActionAgent,
+  type ActionPatch,
+  type AttachedAction,
+  type Attachment,
+  type AttachmentType,
+  type InputVariableMapping,
+  type NewAction,
+  type NewAttachment,
+} from './actions.ts';
 export type { CalendarBooking, CalendarRepo, CalendarWorkingHours, NewCalendarBooking } from './calendar.ts';
 export type { ChatList, ChatListOptions, NewChat } from './chats.ts';
 export {
@@ -34,6 +44,7 @@ export {
   MAX_LOG_BODY_BYTES,
   WEBHOOK_STATUSES,
   WEBHOOK_TYPES,
+  httpMethodOfLog,
   type AttemptOutcome,
   type ClaimedWebhookDelivery,
   type NewWebhookDelivery,

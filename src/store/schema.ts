@@ -173,6 +173,12 @@ export interface AgentActionTable {
   agent_id: string;
   action_id: string;
   created_at: number;
+  /** `before`, `during` (the default) or `after` (017). */
+  attachment_type: Generated<string>;
+  /** The agent's own "when to use it" condition; null: the action's own (017). */
+  trigger_condition: string | null;
+  /** JSON: the published `input_variables_mapping` items; null: none given (017). */
+  input_variables_mapping: unknown;
 }
 
 export interface Schema {
@@ -433,6 +439,8 @@ export interface SimulationTable {
   transcript: Generated<string>;
   turns: Generated<number>;
   error: string | null;
+  /** The variables a single run was started with (JSON object), or null. */
+  custom_variables: Generated<unknown>;
   created_at: number;
   updated_at: number;
 }

@@ -122,9 +122,16 @@ function toCase(row: Selectable<SimulationCaseTable>): SimulationCase {
   };
 }
 
-/** The LIKE pattern matching names that contain `term`, whatever the case (escape character `\`). */
-export function containsPattern(term: string): string {
-  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * The LIKE pattern matching text that contains `term`, whatever the case (escape character `\`):
+ * `term` is folded by `fold` (default: lowercased, as `name_folded` is), so the column searched
+ * must hold text folded the same way. Also used by the webhook-log search (ASCII folding).
+ */
+export function containsPattern(
+  term: string,
+  fold: (text: string) => string = (text) => text.toLowerCase(),
+): string {
+  return `%${fold(term).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 const fold = (name: string) => name.toLowerCase();

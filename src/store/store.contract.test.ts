@@ -181,6 +181,8 @@ for (const target of storeTargets()) {
               '014-contacts',
               '015-number-details',
               '016-keyless-chats',
+              '017-agent-actions-by-action',
+              '018-simulation-lists',
             ],
           });
           expect(await fresh.isReady()).toBe(true);

@@ -5,6 +5,7 @@ import type { Db, DialectName } from './database.ts';
 import { fromJson, toJson } from './json.ts';
 import type { Page } from './records.ts';
 import type { WebhookDeliveryTable, WebhookLogTable } from './schema.ts';
+import { containsPattern } from './simulations.ts';
 
 // The webhook outbox and its attempt log (WIRE.md section 9).
 //
@@ -22,6 +23,22 @@ export const WEBHOOK_TYPES = ['external_webhook', 'inbound_webhook', 'custom_act
 export type WebhookType = (typeof WEBHOOK_TYPES)[number];
 export const WEBHOOK_STATUSES = ['pending', 'success', 'failed'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+type WebhookHttpMethod = NonNullable<WebhookLogFilter['httpMethod']>;
+
+/**
+ * The HTTP method of a log row's attempt: webhooks (post-call and inbound) are POSTed; a custom
+ * action's method is not recorded in its row, so it has none ("").
+ */
+export function httpMethodOfLog(type: WebhookType): 'POST' | '' {
+  return type === 'custom_action' ? '' : 'POST';
+}
+
+/** The types of attempt made with `method` (the `http_method` filter). */
+const typesOfMethod = (method: WebhookHttpMethod): WebhookType[] =>
+  WEBHOOK_TYPES.filter((type) => httpMethodOfLog(type) === method);
+
+/** ASCII letters only: the same folding as SQLite's lower() and PostgreSQL's under the C collation. */
+const foldAscii = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 
 /** Bodies kept in a log row (request and response), in UTF-8 bytes. */
 export const MAX_LOG_BODY_BYTES = 64 * 1024;
@@ -114,6 +131,12 @@ export interface WebhookLogFilter {
   /** Inclusive bounds on created_at (ms). */
   fromMs?: number;
   toMs?: number;
+  /**
+   * A substring of the URL, the call id, the log id or the webhook id (the `webhook-id` header),
+   * ASCII letters in any case; `%`, `_` and `\` are plain characters.
+   */
+  search?: string;
+  httpMethod?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 }
 
 export interface AttemptOutcome {
@@ -245,6 +268,13 @@ export function webhooksRepo(
       .executeTakeFirstOrThrow();
     return toLog(row);
   }
+
+  /**
+   * The column lowercased the same way on both dialects: ASCII letters only (SQLite's lower()
+   * folds no other; PostgreSQL's would fold by locale, except under the C collation).
+   */
+  const foldedColumn = (column: 'url' | 'call_id' | 'id' | 'delivery_id') =>
+    dialect === 'postgres' ? sql`lower(${sql.ref(column)} collate "C")` : sql`lower(${sql.ref(column)})`;
 
   /** Attempts recorded per statement batch (bounded by the databases' parameter limits). */
   const RECORD_CHUNK = 200;
@@ -465,6 +495,21 @@ export function webhooksRepo(
       if (filter.assistantId) base = base.where('assistant_id', '=', filter.assistantId);
       if (filter.fromMs !== undefined) base = base.where('created_at', '>=', filter.fromMs);
       if (filter.toMs !== undefined) base = base.where('created_at', '<=', filter.toMs);
+      if (filter.httpMethod) {
+        const types = typesOfMethod(filter.httpMethod);
+        base = types.length > 0 ? base.where('webhook_type', 'in', types) : base.where(sql<boolean>`1 = 0`);
+      }
+      if (filter.search) {
+        const pattern = containsPattern(filter.search, foldAscii);
+        base = base.where(
+          sql<boolean>`(${sql.join(
+            (['url', 'call_id', 'id', 'delivery_id'] as const).map(
+              (column) => sql`${foldedColumn(column)} like ${pattern} escape '\\'`,
+            ),
+            sql` or `,
+          )})`,
+        );
+      }
       const [rows, count] = await Promise.all([
         base
           .selectAll()

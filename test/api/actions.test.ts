@@ -698,4 +698,242 @@ forEachStore('actions API', (target) => {
       expect((await remove(id)).statusCode).toBe(200);
     });
   });
+
+  describe('the published attachment features', () => {
+    const attachItems = (model_id: string, items: Json[], actions?: string[], key?: string) =>
+      t.call({
+        method: 'POST',
+        url: '/v2/actions/attach',
+        payload: { model_id, items, ...(actions ? { actions } : {}) },
+        key,
+      });
+    const detail = async (id: string, query = '') => {
+      const res = await t.call({ method: 'GET', url: `/v2/actions/${id}${query}` });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { response: Json & { actions: Json[] } }).response;
+    };
+    const CUSTOM2 = {
+      ...CUSTOM,
+      variables_during_the_call: [
+        ...CUSTOM.variables_during_the_call,
+        { name: 'store', description: 'The store', example: 'Oslo', type: 'string' },
+      ],
+    };
+
+    it('lists the agents an action is attached to with include_assistants=true', async () => {
+      const [a, b] = [await newAgent(), await newAgent()];
+      const id = await mustCreate({ CUSTOM_ACTION: CUSTOM2 });
+      expect((await attach(a, [id])).statusCode).toBe(200);
+      const mapping = [
+        { variable_name: 'store', source: 'hardcoded', hardcoded_value: 'Bergen' },
+        {
+          variable_name: 'order_id',
+          source: 'llm',
+          llm_config: { description: 'The parcel number', example: null, required: true },
+        },
+      ];
+      const res = await attachItems(b, [
+        {
+          action_id: id,
+          attachment_type: 'before',
+          trigger_condition: 'Always',
+          input_variables_mapping: mapping,
+        },
+      ]);
+      expect(res.json()).toEqual({ status: 'ok', response: { model_id: b, actions: [id] } });
+
+      // Without the flag the read is as before (no extra fields).
+      const plain = await detail(id);
+      expect(plain.assistants).toBeUndefined();
+      expect(Object.keys(plain.input_variables as Json)).toEqual(['values']);
+      for (const query of ['?include_assistants=false', '']) {
+        expect((await detail(id, query)).assistants).toBeUndefined();
+      }
+
+      const full = await detail(id, '?include_assistants=true');
+      expect(full.assistants).toEqual([a, b]);
+      expect((full.input_variables as Json).assistants).toEqual([
+        { model_id: a, attachment_type: 'during', trigger_condition: null, input_variables_mapping: [] },
+        {
+          model_id: b,
+          attachment_type: 'before',
+          trigger_condition: 'Always',
+          input_variables_mapping: [
+            { variable_name: 'store', source: 'hardcoded', hardcoded_value: 'Bergen', llm_config: null },
+            {
+              variable_name: 'order_id',
+              source: 'llm',
+              hardcoded_value: null,
+              llm_config: { description: 'The parcel number', example: null, required: true },
+            },
+          ],
+        },
+      ]);
+      // The published `actions[0]` carries the same.
+      const { actions, ...rest } = full;
+      expect(actions).toEqual([rest]);
+
+      await detach(a, [id]);
+      expect((await detail(id, '?include_assistants=true')).assistants).toEqual([b]);
+      expect((await t.call({ method: 'DELETE', url: `/v2/assistants/${b}` })).statusCode).toBe(200);
+      const none = await detail(id, '?include_assistants=true');
+      expect(none.assistants).toEqual([]);
+      expect((none.input_variables as Json).assistants).toEqual([]);
+      expectFieldError(await t.call({ method: 'GET', url: `/v2/actions/${id}?include_assistants=maybe` }), [
+        'query',
+        'include_assistants',
+      ]);
+    });
+
+    it('attaches items (with actions), keeps their settings and shows them on agent reads', async () => {
+      const agent = await newAgent();
+      const custom = await mustCreate({ CUSTOM_ACTION: CUSTOM2 });
+      const extractor = await mustCreate({ INFORMATION_EXTRACTOR: EXTRACTOR });
+      const sms = await mustCreate({ SEND_SMS: { name: 'recap', content: 'Bye' } });
+      const res = await attachItems(
+        agent,
+        [
+          {
+            action_id: custom,
+            trigger_condition: 'When the caller asks where the parcel is',
+            input_variables_mapping: [
+              { variable_name: 'store', source: 'hardcoded', hardcoded_value: 'Bergen' },
+              { variable_name: 'order_id', source: 'llm', llm_config: { description: 'The parcel number' } },
+            ],
+          },
+          { slug: extractor, attachment_type: null, trigger_condition: 'When an email is given' },
+          { action_id: sms, attachment_type: 'after' },
+        ],
+        [extractor],
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      expect(new Set((res.json() as { response: { actions: string[] } }).response.actions)).toEqual(
+        new Set([custom, extractor, sms]),
+      );
+      const read = await readAgent(agent, true);
+      const vars = read.input_variables as { action_id: string; trigger_condition: string; values: Json[] }[];
+      const of = (id: string) => vars.find((v) => v.action_id === id);
+      // The hardcoded variable is not asked for; the llm one reads with its new description.
+      expect(of(custom)).toEqual({
+        action_id: custom,
+        values: [
+          {
+            name: 'order_id',
+            type: 'string',
+            description: 'The parcel number',
+            example: 'A-1',
+            required: true,
+          },
+        ],
+        trigger_condition: 'When the caller asks where the parcel is',
+      });
+      expect(of(extractor)?.trigger_condition).toBe('When an email is given');
+
+      // null (or absent) leaves a condition unchanged, "" clears it; the type defaults stay.
+      await attachItems(agent, [{ action_id: extractor, trigger_condition: null }]);
+      let again = (await readAgent(agent, true)).input_variables as typeof vars;
+      expect(again.find((v) => v.action_id === extractor)?.trigger_condition).toBe('When an email is given');
+      await attachItems(agent, [{ action_id: extractor, trigger_condition: '' }]);
+      again = (await readAgent(agent, true)).input_variables as typeof vars;
+      expect(again.find((v) => v.action_id === extractor)?.trigger_condition).toBe(EXTRACTOR.description);
+      // A plain re-attach changes nothing of an item's settings.
+      await attach(agent, [custom]);
+      again = (await readAgent(agent, true)).input_variables as typeof vars;
+      expect(again.find((v) => v.action_id === custom)?.trigger_condition).toBe(
+        'When the caller asks where the parcel is',
+      );
+      const assistants = (await detail(sms, '?include_assistants=true')).input_variables as {
+        assistants: Json[];
+      };
+      expect(assistants.assistants).toEqual([
+        { model_id: agent, attachment_type: 'after', trigger_condition: null, input_variables_mapping: [] },
+      ]);
+    });
+
+    it('refuses bad items naming the field, attaching nothing', async () => {
+      const agent = await newAgent();
+      const custom = await mustCreate({ CUSTOM_ACTION: CUSTOM2 });
+      const extractor = await mustCreate({ INFORMATION_EXTRACTOR: EXTRACTOR });
+      const theirs = await mustCreate({ CUSTOM_ACTION: CUSTOM2 }, t.other.key);
+      const cases: [Json[], (string | number)[]][] = [
+        [[{ attachment_type: 'during' }], ['body', 'items', 0, 'action_id']],
+        [[{ slug: 'book-appointment' }], ['body', 'items', 0, 'slug']],
+        [[{ action_id: custom, slug: extractor }], ['body', 'items', 0, 'slug']],
+        [
+          [{ action_id: custom }, { slug: custom }],
+          ['body', 'items', 1, 'slug'],
+        ],
+        [[{ action_id: extractor, attachment_type: 'before' }], ['body', 'items', 0, 'attachment_type']],
+        [[{ action_id: custom, attachment_type: 'after' }], ['body', 'items', 0, 'attachment_type']],
+        [[{ action_id: custom, attachment_type: 'sometimes' }], ['body', 'items', 0, 'attachment_type']],
+        [[{ action_id: custom, trigger_condition: 3 }], ['body', 'items', 0, 'trigger_condition']],
+        [
+          [{ action_id: extractor, input_variables_mapping: [{ variable_name: 'email', source: 'llm' }] }],
+          ['body', 'items', 0, 'input_variables_mapping'],
+        ],
+        [
+          [{ action_id: custom, input_variables_mapping: [{ variable_name: 'nope', source: 'llm' }] }],
+          ['body', 'items', 0, 'input_variables_mapping', 0, 'variable_name'],
+        ],
+        [
+          [
+            {
+              action_id: custom,
+              input_variables_mapping: [
+                { variable_name: 'store', source: 'llm' },
+                { variable_name: 'store', source: 'llm' },
+              ],
+            },
+          ],
+          ['body', 'items', 0, 'input_variables_mapping', 1, 'variable_name'],
+        ],
+        [
+          [{ action_id: custom, input_variables_mapping: [{ variable_name: 'store', source: 'hardcoded' }] }],
+          ['body', 'items', 0, 'input_variables_mapping', 0, 'hardcoded_value'],
+        ],
+        [
+          [
+            {
+              action_id: custom,
+              input_variables_mapping: [{ variable_name: 'store', source: 'system_vars' }],
+            },
+          ],
+          ['body', 'items', 0, 'input_variables_mapping', 0, 'source'],
+        ],
+      ];
+      for (const [items, loc] of cases) expectFieldError(await attachItems(agent, items), loc);
+      expectFieldError(await attachItems(agent, []), ['body', 'actions']);
+      expectFieldError(await attachItems(agent, [], []), ['body', 'actions']);
+      // Unknown (or another workspace's) action ids are a 404, as in `actions`.
+      expectNotFound(await attachItems(agent, [{ action_id: custom }, { action_id: theirs }]));
+      expectNotFound(await attachItems(MISSING_ID, [{ action_id: custom }]));
+      expect((await readAgent(agent, true)).actions).toEqual([]);
+    });
+
+    it('initializes only a custom action of the workspace, through the safe fetch', async () => {
+      const custom = await mustCreate({
+        CUSTOM_ACTION: { name: 'local', http_mode: 'GET', url: 'http://127.0.0.1:9/profile' },
+      });
+      const extractor = await mustCreate({ INFORMATION_EXTRACTOR: EXTRACTOR });
+      const theirs = await mustCreate({ CUSTOM_ACTION: CUSTOM }, t.other.key);
+      const init = (payload: Json) => t.call({ method: 'POST', url: '/v2/actions/initialize', payload });
+      // This API does not allow private addresses: the request is refused, not sent.
+      const refused = await init({ action_id: custom, variables: [] });
+      expect(refused.statusCode, refused.body).toBe(200);
+      expect((refused.json() as { response: Json }).response).toEqual({
+        answer: expect.stringContaining('private, loopback and link-local addresses are not allowed'),
+        ok: false,
+        status: null,
+        error: expect.stringContaining('refusing to connect'),
+      });
+      expectNotFound(await init({ action_id: MISSING_ID }));
+      expectNotFound(await init({ action_id: theirs }));
+      expectFieldError(await init({ action_id: extractor }), ['body', 'action_id']);
+      expectFieldError(await init({ variables: [] }), ['body', 'action_id']);
+      expectFieldError(await init({ action_id: custom, variables: [{ key: 'a', value: { b: 1 } }] }), [
+        'body',
+        'variables',
+      ]);
+    });
+  });
 });

@@ -64,12 +64,10 @@ afterAll(async () => {
 forEachStore('chat actions', (target) => {
   let t: TestApi;
   const queue: ScriptedReply[] = [];
+  const llm = createScriptedLLM([() => queue.shift() ?? { text: 'OK.' }], { repeatLast: true });
 
   beforeAll(async () => {
-    t = await createTestApi(target, {
-      allowPrivateNetwork: true,
-      llm: createScriptedLLM([() => queue.shift() ?? { text: 'OK.' }], { repeatLast: true }),
-    });
+    t = await createTestApi(target, { allowPrivateNetwork: true, llm });
   });
   afterAll(() => t.close());
   beforeEach(() => {
@@ -368,5 +366,135 @@ forEachStore('chat actions', (target) => {
     const chat = await read(id);
     expect(chat.collected_variables).toEqual({ city: { value: 'Oslo', collected: true } });
     expect(brief(chat.action_execution_timeline)).toEqual([['extract_city', 1, 'success']]);
+  });
+
+  it('honours attachment items: before, hardcoded and llm mappings, the trigger condition', async () => {
+    const agent = await newAgent({
+      prompt: 'You help {first_name}.',
+      greeting_message: 'Hello {first_name}!',
+    });
+    const lookup = await newAction({
+      CUSTOM_ACTION: {
+        name: 'crm_lookup',
+        http_mode: 'GET',
+        url: `${base}/profile/{customer_id}`,
+        variables_during_the_call: [{ name: 'customer_id', type: 'string' }],
+      },
+    });
+    const track = await newAction({
+      CUSTOM_ACTION: {
+        name: 'track',
+        description: 'Tracks an order',
+        http_mode: 'GET',
+        url: `${base}/orders/{store}/{order_id}`,
+        variables_during_the_call: [
+          { name: 'order_id', description: 'The order', type: 'string' },
+          { name: 'store', description: 'The store', type: 'string' },
+        ],
+      },
+    });
+    const res = await t.call({
+      method: 'POST',
+      url: '/v2/actions/attach',
+      payload: {
+        model_id: agent,
+        items: [
+          {
+            action_id: lookup,
+            attachment_type: 'before',
+            input_variables_mapping: [
+              { variable_name: 'customer_id', source: 'hardcoded', hardcoded_value: 'c9' },
+            ],
+          },
+          {
+            action_id: track,
+            trigger_condition: 'When the caller asks where the parcel is',
+            input_variables_mapping: [
+              { variable_name: 'store', source: 'hardcoded', hardcoded_value: 'bergen' },
+              { variable_name: 'order_id', source: 'llm', llm_config: { description: 'The parcel number' } },
+            ],
+          },
+        ],
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    // `before`: runs once at creation with its hardcoded value; its result fills the greeting.
+    const { id, created } = await createChat(agent);
+    expect(created.initial_message?.agent_message).toBe('Hello Ann!');
+    expect(hits).toEqual(['/profile/c9']);
+    expect(created.executed_actions.crm_lookup).toMatchObject({ run_action_before_call_start: true });
+
+    queue.push({ toolCalls: [{ name: 'track', arguments: { order_id: 'A1' } }] }, { text: 'On its way.' });
+    expect(await send(id, 'where is my parcel?')).toBe('On its way.');
+    expect(hits).toEqual(['/profile/c9', '/orders/bergen/A1']);
+    // The model is offered `track` (not the pre-call lookup), described by the trigger condition
+    // and asked only for the variable the mapping leaves to it.
+    const tools = llm.requests.at(-1)?.tools ?? [];
+    expect(tools.map((tool) => tool.name)).not.toContain('crm_lookup');
+    const offered = tools.find((tool) => tool.name === 'track');
+    expect(offered?.description).toBe('When the caller asks where the parcel is');
+    expect(offered?.parameters).toMatchObject({
+      properties: { order_id: { type: 'string', description: 'The parcel number' } },
+      required: ['order_id'],
+    });
+  });
+
+  it('initializes a custom action: one request with the given variables, its answer as text', async () => {
+    const action = await newAction({
+      CUSTOM_ACTION: {
+        name: 'crm_lookup',
+        http_mode: 'GET',
+        url: `${base}/profile/{customer_id}`,
+        query_parameters: [{ key: 'units', value: '<units>' }],
+        variables_during_the_call: [{ name: 'customer_id', type: 'string' }],
+      },
+    });
+    const init = (payload: Record<string, unknown>) =>
+      t.call({ method: 'POST', url: '/v2/actions/initialize', payload });
+    const answered = async (payload: Record<string, unknown>) => {
+      const r = await init(payload);
+      expect(r.statusCode, r.body).toBe(200);
+      return (
+        r.json() as { response: { answer: string; ok: boolean; status: number | null; error: string | null } }
+      ).response;
+    };
+    const items = await answered({
+      action_id: action,
+      variables: [
+        { key: 'customer_id', value: 'c5' },
+        { key: 'units', value: 'metric' },
+      ],
+    });
+    expect(items).toEqual({ answer: expect.any(String), ok: true, status: 200, error: null });
+    expect(JSON.parse(items.answer)).toEqual({
+      first_name: 'Ann',
+      tier: 'gold',
+      path: '/profile/c5?units=metric',
+    });
+    // The object form is read by the same rule.
+    expect((await answered({ action_id: action, variables: { customer_id: 'c6' } })).ok).toBe(true);
+    expect(hits).toEqual(['/profile/c5?units=metric', '/profile/c6?units=%3Cunits%3E']);
+    // A variable the action needs and is not given: no request, the reason as the answer.
+    const missing = await answered({ action_id: action });
+    expect(missing).toEqual({
+      answer: 'the argument "customer_id" is missing',
+      ok: false,
+      status: null,
+      error: 'the argument "customer_id" is missing',
+    });
+    // A failing server: its status and the reason.
+    const failing = await newAction({
+      CUSTOM_ACTION: { name: 'failing', http_mode: 'POST', url: `${base}/fail`, json_body_stringified: '{}' },
+    });
+    expect(await answered({ action_id: failing, variables: [] })).toEqual({
+      answer: 'the server answered 500',
+      ok: false,
+      status: 500,
+      error: 'the server answered 500',
+    });
+    expect(hits).toHaveLength(3);
+    // Initializing records no run anywhere and attaches nothing.
+    const read = await t.call({ method: 'GET', url: `/v2/actions/${action}?include_assistants=true` });
+    expect((read.json() as { response: { assistants: string[] } }).response.assistants).toEqual([]);
   });
 });

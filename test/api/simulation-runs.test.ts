@@ -166,6 +166,249 @@ forEachStore('simulation runs', (target) => {
     expectFieldError(await call('GET', '/v2/simulations/sessions/nope'), ['params', 'session_id']);
   });
 
+  describe('one case alone (POST /v2/simulations) and the workspace lists', () => {
+    let greeter: string;
+    let started: Json;
+    let joined: Json;
+
+    beforeAll(async () => {
+      greeter = (
+        await ok(
+          'POST',
+          '/v2/assistants',
+          agentBody({ agent: { prompt: 'You greet callers.', greeting_message: 'Hello from {city}!' } }),
+        )
+      ).model_id as string;
+      // A case of the suite of another agent runs on the agent named: the case is the caller.
+      started = await ok('POST', '/v2/simulations', {
+        simulation_case_id: caseIds.helps,
+        target_agent_id: greeter,
+        custom_variables: { city: 'Oslo' },
+        max_turns: 10,
+      });
+      joined = await ok('POST', '/v2/simulations', {
+        simulation_case_id: caseIds['refund all'],
+        target_agent_id: greeter,
+        simulation_session_id: started.simulation_session_id,
+        custom_variables: [{ key: 'city', value: 'Bergen' }],
+      });
+      await t.engine.simulations.idle();
+    });
+
+    it('answers the simulation at once and runs it in a new session of no suite', async () => {
+      expect(started).toMatchObject({
+        simulation_case_id: caseIds.helps,
+        target_agent_id: greeter,
+        status: 'in-progress',
+        passed: null,
+        custom_variables: { city: 'Oslo' },
+        simulation_case_name: 'helps',
+        error: null,
+      });
+      expect(started.simulation_id).not.toBe(started.simulation_session_id);
+      const done = await ok('GET', `/v2/simulations/${started.simulation_id}`);
+      expect(done).toMatchObject({
+        status: 'completed',
+        passed: true,
+        turns: 10,
+        custom_variables: { city: 'Oslo' },
+      });
+      expect((done.transcript as string).split('\n')[0]).toBe('bot: Hello from Oslo!');
+    });
+
+    it('adds a simulation to the session given; variables as {key, value} items', async () => {
+      expect(joined).toMatchObject({
+        simulation_session_id: started.simulation_session_id,
+        simulation_case_id: caseIds['refund all'],
+        custom_variables: { city: 'Bergen' },
+      });
+      const session = await ok('GET', `/v2/simulations/sessions/${started.simulation_session_id}`);
+      expect(session).toMatchObject({
+        suite_id: '',
+        model_id: greeter,
+        status: 'completed',
+        max_turns: 10,
+        total_simulations: 2,
+        completed_simulations: 2,
+        pending_simulations: 0,
+      });
+      const second = (session.simulations as Json[]).find((x) => x.simulation_id === joined.simulation_id)!;
+      expect(second).toMatchObject({ status: 'completed', passed: false, turns: 10 });
+      expect((second.transcript as string).split('\n')[0]).toBe('bot: Hello from Bergen!');
+      // Not one of the suite's sessions.
+      const ofSuite = await ok('GET', `/v2/simulation_suites/${suite}/sessions?limit=100`);
+      expect(ofSuite.sessions.map((x: Json) => x.simulation_session_id)).not.toContain(
+        started.simulation_session_id,
+      );
+    });
+
+    it('lists the workspace sessions newest first, with their simulations, filtered and paged', async () => {
+      const page = await ok('GET', '/v2/simulations/sessions');
+      expect(page).toMatchObject({ page_number: 1, page_size: 10 });
+      expect(page.pagination).toEqual({ total_records: page.total, limit: 10, offset: 0 });
+      const first = (page.items as Json[])[0]!;
+      expect(first.simulation_session_id).toBe(started.simulation_session_id);
+      expect((first.simulations as Json[]).map((x) => x.simulation_id)).toEqual([
+        started.simulation_id,
+        joined.simulation_id,
+      ]);
+      expect(first).toEqual(await ok('GET', `/v2/simulations/sessions/${started.simulation_session_id}`));
+      const ofGreeter = await ok('GET', `/v2/simulations/sessions?target_agent_id=${greeter}`);
+      expect(ofGreeter.total).toBe(1);
+      const ofAgent = await ok('GET', `/v2/simulations/sessions?target_agent_id=${agent}`);
+      expect((ofAgent.items as Json[]).every((x) => x.model_id === agent && x.suite_id === suite)).toBe(true);
+      expect(ofAgent.total).toBe(page.total - 1);
+      const since = encodeURIComponent(first.created_at as string);
+      expect((await ok('GET', `/v2/simulations/sessions?start_date=${since}`)).total).toBeGreaterThanOrEqual(
+        1,
+      );
+      const before = encodeURIComponent(new Date(Date.parse(first.created_at as string) - 1).toISOString());
+      const older = await ok('GET', `/v2/simulations/sessions?end_date=${before}&page_size=100`);
+      expect((older.items as Json[]).map((x) => x.simulation_session_id)).not.toContain(
+        started.simulation_session_id,
+      );
+      const p1 = await ok('GET', '/v2/simulations/sessions?page_size=1');
+      const p2 = await ok('GET', '/v2/simulations/sessions?page_size=1&page_number=2');
+      expect(p2.pagination).toEqual({ total_records: page.total, limit: 1, offset: 1 });
+      expect([...p1.items, ...p2.items].map((x: Json) => x.simulation_session_id)).toEqual(
+        (page.items as Json[]).slice(0, 2).map((x) => x.simulation_session_id),
+      );
+      const beyond = await ok('GET', '/v2/simulations/sessions?page_number=1000');
+      expect(beyond).toMatchObject({ items: [], total: page.total });
+    });
+
+    it('lists the workspace simulations newest first, filtered and paged', async () => {
+      const page = await ok('GET', '/v2/simulations?page_size=100');
+      const ids = (page.items as Json[]).map((x) => x.simulation_id);
+      expect(ids.slice(0, 2)).toEqual([joined.simulation_id, started.simulation_id]);
+      expect(page.total).toBe(ids.length);
+      expect(page.items[0]).toEqual(await ok('GET', `/v2/simulations/${joined.simulation_id}`));
+      const inSession = await ok(
+        'GET',
+        `/v2/simulations?simulation_session_id=${started.simulation_session_id}`,
+      );
+      expect((inSession.items as Json[]).map((x) => x.simulation_id)).toEqual([
+        joined.simulation_id,
+        started.simulation_id,
+      ]);
+      expect((await ok('GET', `/v2/simulations?target_agent_id=${greeter}`)).total).toBe(2);
+      expect((await ok('GET', `/v2/simulations?target_agent_id=${agent}`)).total).toBe(page.total - 2);
+      const completed = await ok('GET', '/v2/simulations?status=completed&page_size=100');
+      expect(completed.total).toBe(page.total);
+      expect((await ok('GET', '/v2/simulations?status=failed')).total).toBe(0);
+      expect((await ok('GET', `/v2/simulations?simulation_session_id=${randomUUID()}`)).total).toBe(0);
+      const after = encodeURIComponent(new Date(Date.parse(joined.created_at as string) + 1).toISOString());
+      expect((await ok('GET', `/v2/simulations?start_date=${after}`)).total).toBe(0);
+      const p2 = await ok('GET', '/v2/simulations?page_size=1&page_number=2');
+      expect(p2.pagination).toEqual({ total_records: page.total, limit: 1, offset: 1 });
+      expect(p2.items.map((x: Json) => x.simulation_id)).toEqual([started.simulation_id]);
+    });
+
+    it('shows a simulation not started yet as in-progress, and finds it by that status', async () => {
+      const { runs } = await t.store.simulationRuns.createSession(t.ws.id, {
+        suiteId: '',
+        modelId: greeter,
+        maxTurns: 10,
+        caseIds: [caseIds.helps!],
+      });
+      const waiting = await ok('GET', '/v2/simulations?status=in-progress');
+      expect((waiting.items as Json[]).map((x) => [x.simulation_id, x.status])).toEqual([
+        [runs[0]!.id, 'in-progress'],
+      ]);
+      await t.store.simulationRuns.finishRun(runs[0]!.id, {
+        status: 'failed',
+        passed: null,
+        criteriaResults: [],
+        transcript: '',
+        turns: 0,
+        error: 'stopped by the test',
+      });
+      expect((await ok('GET', '/v2/simulations?status=in-progress')).total).toBe(0);
+      const failed = await ok('GET', '/v2/simulations?status=failed');
+      expect(failed.items[0]).toMatchObject({ simulation_id: runs[0]!.id, error: 'stopped by the test' });
+    });
+
+    it('keeps other workspaces apart: their lists, and our ids are 404s to them', async () => {
+      const theirs = await t.call({ method: 'GET', url: '/v2/simulations', key: t.other.key });
+      expect(theirs.json().response.total).toBe(0);
+      const sessions = await t.call({ method: 'GET', url: '/v2/simulations/sessions', key: t.other.key });
+      expect(sessions.json().response.total).toBe(0);
+      const otherAgent = (
+        await t.call({ method: 'POST', url: '/v2/assistants', payload: agentBody(), key: t.other.key })
+      ).json().response.model_id as string;
+      const start = (payload: Json) =>
+        t.call({ method: 'POST', url: '/v2/simulations', payload, key: t.other.key });
+      expectNotFound(await start({ simulation_case_id: caseIds.helps, target_agent_id: otherAgent }));
+      expectNotFound(await start({ simulation_case_id: caseIds.helps, target_agent_id: greeter }));
+    });
+
+    it('documents the operations in the OpenAPI document', async () => {
+      const doc = (await t.call({ method: 'GET', url: '/v2/openapi.json', key: null })).json() as Json;
+      const methods = (path: string) => Object.keys(doc.paths[path] ?? {}).sort();
+      expect(methods('/v2/simulations')).toEqual(['get', 'post']);
+      expect(methods('/v2/simulations/sessions')).toEqual(['get']);
+      const post = doc.paths['/v2/simulations'].post;
+      expect(post.requestBody.content['application/json'].schema.required).toEqual(
+        expect.arrayContaining(['simulation_case_id', 'target_agent_id']),
+      );
+      expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404']));
+    });
+
+    it('refuses bad input: 400 naming the field, 404 for unknown ids', async () => {
+      const start = (payload: Json) => call('POST', '/v2/simulations', payload);
+      const body = { simulation_case_id: caseIds.helps, target_agent_id: greeter };
+      expectFieldError(await start({ target_agent_id: greeter }), ['body', 'simulation_case_id']);
+      expectFieldError(await start({ simulation_case_id: caseIds.helps }), ['body', 'target_agent_id']);
+      expectFieldError(await start({ ...body, simulation_case_id: 'nope' }), ['body', 'simulation_case_id']);
+      expectFieldError(await start({ ...body, simulation_session_id: 'nope' }), [
+        'body',
+        'simulation_session_id',
+      ]);
+      expectFieldError(await start({ ...body, custom_variables: { a: { b: 1 } } }), [
+        'body',
+        'custom_variables',
+      ]);
+      expectFieldError(await start({ ...body, custom_variables: 'city=Oslo' }), ['body', 'custom_variables']);
+      expectFieldError(await start({ ...body, max_turns: 9 }), ['body', 'max_turns']);
+      expectFieldError(await start({ ...body, actions: 'dry' }), ['body', 'actions']);
+      expectNotFound(await start({ ...body, simulation_case_id: randomUUID() }));
+      expectNotFound(await start({ ...body, target_agent_id: randomUUID() }));
+      expectNotFound(await start({ ...body, simulation_session_id: randomUUID() }));
+      // A session tests one agent, with its own max_turns.
+      const session = started.simulation_session_id as string;
+      expectFieldError(await start({ ...body, target_agent_id: agent, simulation_session_id: session }), [
+        'body',
+        'target_agent_id',
+      ]);
+      expectFieldError(await start({ ...body, simulation_session_id: session, max_turns: 20 }), [
+        'body',
+        'max_turns',
+      ]);
+      for (const [url, loc] of [
+        ['/v2/simulations?status=done', ['query', 'status']],
+        ['/v2/simulations?page_size=101', ['query', 'page_size']],
+        ['/v2/simulations?page_number=0', ['query', 'page_number']],
+        ['/v2/simulations?simulation_session_id=nope', ['query', 'simulation_session_id']],
+        ['/v2/simulations?start_date=yesterday', ['query', 'start_date']],
+        ['/v2/simulations?target_agent_id=', ['query', 'target_agent_id']],
+        [
+          '/v2/simulations?start_date=2026-05-02T00:00:00Z&end_date=2026-05-01T00:00:00Z',
+          ['query', 'end_date'],
+        ],
+        ['/v2/simulations/sessions?page_size=0', ['query', 'page_size']],
+        ['/v2/simulations/sessions?end_date=2026-05-01', ['query', 'end_date']],
+        [
+          '/v2/simulations/sessions?start_date=2026-05-02T00:00:00Z&end_date=2026-05-01T00:00:00Z',
+          ['query', 'end_date'],
+        ],
+      ] as const) {
+        expectFieldError(await call('GET', url), [...loc]);
+      }
+      // Nothing was started by the refused requests.
+      expect((await ok('GET', `/v2/simulations?target_agent_id=${greeter}&page_size=100`)).total).toBe(3);
+    });
+  });
+
   describe('generation', () => {
     it('streams NDJSON lines as each case is made, to a real HTTP client, and stores the cases', async () => {
       await t.api.listen({ port: 0, host: '127.0.0.1' });

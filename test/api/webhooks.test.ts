@@ -182,6 +182,90 @@ forEachStore('webhook logs API', (target) => {
     });
   });
 
+  describe('search and http_method', () => {
+    let inboundId: string;
+    beforeAll(async () => {
+      clock.set(t0 + 4 * HOUR);
+      await t.store.webhooks.appendLog(
+        log({ callId: 's-Call-1', url: 'https://Hooks.Example.com/Path%20_x\\y?Q=1' }),
+      );
+      await t.store.webhooks.appendLog(
+        log({ callId: 's-2', url: 'https://other.test/ÉTÉ', webhookType: 'custom_action' }),
+      );
+      inboundId = (
+        await t.store.webhooks.appendLog(
+          log({ url: 'https://other.test/inbound', webhookType: 'inbound_webhook', callId: null }),
+        )
+      ).id;
+      await t.store.webhooks.appendLog(
+        log({ workspaceId: t.other.id, callId: 's-Call-1', url: 'https://hooks.example.com/Path%20_x\\y' }),
+      );
+    });
+
+    const found = async (query: string): Promise<{ total: number; urls: unknown[] }> => {
+      const res = await list(query);
+      expect(res.statusCode, res.body).toBe(200);
+      const r = res.json().response as { items: Json[]; total: number };
+      return { total: r.total, urls: r.items.map((i) => i.url) };
+    };
+    const hooks = 'https://Hooks.Example.com/Path%20_x\\y?Q=1';
+
+    it('search: a substring of the URL or the call id, ASCII letters in any case', async () => {
+      expect(await found('?search=hooks.EXAMPLE.com/path')).toEqual({ total: 1, urls: [hooks] });
+      expect(await found('?search=S-CALL-1')).toEqual({ total: 1, urls: [hooks] });
+      expect(await found('?search=q%3D1')).toEqual({ total: 1, urls: [hooks] });
+      expect((await found('?search=other.test')).total).toBe(2);
+      // Other letters match as written, the same on both stores.
+      expect((await found(`?search=${encodeURIComponent('ÉTÉ')}`)).total).toBe(1);
+      expect((await found(`?search=${encodeURIComponent('été')}`)).total).toBe(0);
+      expect((await found('?search=nothing-like-this')).total).toBe(0);
+      // An empty search is no filter.
+      expect((await found('?search=')).total).toBe((await found('')).total);
+    });
+
+    it('search: %, _ and \\ are plain characters', async () => {
+      expect(await found('?search=%25')).toEqual({ total: 1, urls: [hooks] });
+      expect(await found('?search=_')).toEqual({ total: 1, urls: [hooks] });
+      expect(await found('?search=%5C')).toEqual({ total: 1, urls: [hooks] });
+      expect((await found('?search=h%25k')).total).toBe(0);
+      expect((await found('?search=h_ok')).total).toBe(0);
+    });
+
+    it('search: the log id and the webhook id (the webhook-id header)', async () => {
+      expect(await found(`?search=${inboundId.toUpperCase()}`)).toEqual({
+        total: 1,
+        urls: ['https://other.test/inbound'],
+      });
+      const all = (await list('?webhook_type=external_webhook&page_size=100')).json().response
+        .items as Json[];
+      const webhookId = all.find((i) => i.webhook_id !== null)!.webhook_id as string;
+      const res = (await list(`?search=${webhookId.slice(4, 20)}`)).json().response as { items: Json[] };
+      expect(res.items.length).toBe(all.filter((i) => i.webhook_id === webhookId).length);
+      expect(res.items.every((i) => i.webhook_id === webhookId)).toBe(true);
+    });
+
+    it('http_method: webhooks are POSTs; custom actions record no method', async () => {
+      const all = (await list('?page_size=100')).json().response.items as Json[];
+      const posted = all.filter((i) => i.http_method === 'POST').length;
+      expect(posted).toBe(all.filter((i) => i.webhook_type !== 'custom_action').length);
+      expect((await found('?http_method=post&page_size=100')).total).toBe(posted);
+      expect((await found('?http_method=POST')).total).toBe(posted);
+      for (const method of ['get', 'put', 'patch', 'DELETE']) {
+        expect((await found(`?http_method=${method}`)).total).toBe(0);
+      }
+      expect(await found('?http_method=post&search=other.test')).toEqual({
+        total: 1,
+        urls: ['https://other.test/inbound'],
+      });
+    });
+
+    it('never searches another workspace’s logs', async () => {
+      expect((await found('?search=s-call-1')).total).toBe(1);
+      const theirs = await list('?search=s-call-1', t.other.key);
+      expect(theirs.json().response.total).toBe(1);
+    });
+  });
+
   describe('bad input', () => {
     const cases: [string, Loc][] = [
       ['?page_number=0', ['query', 'page_number']],
@@ -194,6 +278,9 @@ forEachStore('webhook logs API', (target) => {
       ['?to_date=yesterday', ['query', 'to_date']],
       ['?from_date=2000&to_date=1000', ['query', 'to_date']],
       ['?call_id=', ['query', 'call_id']],
+      ['?http_method=head', ['query', 'http_method']],
+      ['?http_method=Post', ['query', 'http_method']],
+      [`?search=${'a'.repeat(201)}`, ['query', 'search']],
     ];
     for (const [query, loc] of cases) {
       it(`${query} is a 400 naming ${loc.join('.')}`, async () => {

@@ -665,4 +665,85 @@ forEachStore('compat: actions in the published shapes', (target) => {
     expect(gone.statusCode, gone.body).toBe(200);
     expect(gone.json()).toEqual({ status: 'ok', response: { action_id, answer: 'ok' } });
   });
+
+  it('attaches with the published items, reads the agents back and initializes a custom action', async () => {
+    const { action_id } = await created({
+      CUSTOM_ACTION: {
+        http_mode: 'GET',
+        url: `${base.a}/weather`,
+        run_action_before_call_start: false,
+        name: 'get_weather',
+        description: 'The caller asks about the weather',
+        variables_during_the_call: [
+          { name: 'city', description: 'The city', example: 'Oslo', type: 'string' },
+        ],
+        query_parameters: [{ key: 'city', value: '<city>' }],
+      },
+    });
+    const made = await t.call({ method: 'POST', url: '/v2/assistants', payload: agentBody() });
+    const agent = (made.json() as { response: { model_id: string } }).response.model_id;
+    const attached = await t.call({
+      method: 'POST',
+      url: '/v2/actions/attach',
+      payload: {
+        model_id: agent,
+        items: [
+          {
+            action_id,
+            attachment_type: 'during',
+            trigger_condition: 'When the caller asks about the weather outside',
+            input_variables_mapping: [
+              {
+                variable_name: 'city',
+                source: 'llm',
+                hardcoded_value: null,
+                llm_config: { description: 'The city to forecast', example: 'Oslo', required: true },
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(attached.statusCode, attached.body).toBe(200);
+    expect((attached.json() as { status: string }).status).toBe('ok');
+
+    const read = await published(action_id, '?include_assistants=true');
+    expect(read.assistants).toEqual([agent]);
+    expect(read.input_variables).toEqual({
+      values: [{ name: 'city', type: 'string', description: 'The city', example: 'Oslo' }],
+      assistants: [
+        {
+          model_id: agent,
+          attachment_type: 'during',
+          trigger_condition: 'When the caller asks about the weather outside',
+          input_variables_mapping: [
+            {
+              variable_name: 'city',
+              source: 'llm',
+              hardcoded_value: null,
+              llm_config: { description: 'The city to forecast', example: 'Oslo', required: true },
+            },
+          ],
+        },
+      ],
+    });
+
+    const init = await t.call({
+      method: 'POST',
+      url: '/v2/actions/initialize',
+      payload: { action_id, variables: [{ key: 'city', value: 'Oslo' }] },
+    });
+    expect(init.statusCode, init.body).toBe(200);
+    const body = init.json() as { status: string; response: { answer: string } };
+    expect(body.status).toBe('ok');
+    expect(typeof body.response.answer).toBe('string');
+    expect(JSON.parse(body.response.answer)).toEqual({ forecast: 'sunny' });
+    expect(seen.map((x) => [x.origin, x.method, new URL(x.url, base.a).searchParams.get('city')])).toEqual([
+      ['a', 'GET', 'Oslo'],
+    ]);
+    expectFieldError(
+      await t.call({ method: 'POST', url: '/v2/actions/initialize', payload: { variables: [] } }),
+      ['body', 'action_id'],
+    );
+  });
 });

@@ -177,6 +177,24 @@ forEachStore('compat: webhook logs, as a client of the published API uses them',
     });
   });
 
+  it('searches and filters by the published http_method', async () => {
+    const search = await list('page_number=1&page_size=10&search=SOURCE%3Dparley');
+    expect(search.total).toBe(2);
+    (search.items as Json[]).forEach(expectPublishedItem);
+    expect(
+      (search.items as Json[]).every((i) => i.webhook_url === `${receiver.url}/hook?source=parley`),
+    ).toBe(true);
+    expect((await list('search=CALL-L')).total).toBe(2);
+    expect((await list('search=example.com/inbound&webhook_type=inbound_webhook')).total).toBe(1);
+    // The published enum is lower case; the upper case http_method shows is taken too.
+    const posted = await list('http_method=post');
+    expect(posted.total).toBe(3);
+    expect((posted.items as Json[]).every((i) => i.http_method === 'POST')).toBe(true);
+    expect((await list('http_method=POST&search=inbound')).total).toBe(1);
+    expect((await list('http_method=get')).total).toBe(0);
+    expect((await list('http_method=delete&search=call-l')).total).toBe(0);
+  });
+
   it('keeps bad input a 400 naming the field', async () => {
     const bad = (query: string) => t.call({ method: 'GET', url: `/v2/logs?${query}`, ...EMPTY_JSON });
     expectFieldError(await bad('from_date=yesterday'), ['query', 'from_date']);
@@ -187,6 +205,8 @@ forEachStore('compat: webhook logs, as a client of the published API uses them',
       'to_date',
     ]);
     expectFieldError(await bad('page_size=101'), ['query', 'page_size']);
+    expectFieldError(await bad('http_method=trace'), ['query', 'http_method']);
+    expectFieldError(await bad(`search=${'x'.repeat(201)}`), ['query', 'search']);
     expectNotFound(await t.call({ method: 'GET', url: '/v2/logs/nope', ...EMPTY_JSON }));
   });
 });

@@ -338,6 +338,80 @@ forEachStore('compat: simulations, as a client of the published API uses them', 
     expect(single).toEqual(one);
   });
 
+  it('starts one simulation from a case and lists simulations and sessions as published', async () => {
+    const c = await createCase({
+      name: 'Books a cleaning',
+      prompt: 'You want a cleaning next week.',
+      type: 'custom',
+      success_criteria: ['The agent asks for the email address'],
+      call_success_type: 'all',
+    });
+    // The published SimulationCreateIn: a null session, custom variables as an object.
+    const started = okResponse(
+      await t.call({
+        method: 'POST',
+        url: '/v2/simulations',
+        payload: {
+          simulation_case_id: c.simulation_case_id,
+          target_agent_id: agent,
+          simulation_session_id: null,
+          custom_variables: { first_name: 'Ada' },
+        },
+      }),
+    );
+    expectPublishedSimulation(started);
+    expect(started).toMatchObject({
+      simulation_case_id: c.simulation_case_id,
+      target_agent_id: agent,
+      agent_name: agentName,
+      status: 'in-progress',
+      custom_variables: { first_name: 'Ada' },
+      simulation_case_name: 'Books a cleaning',
+      workspace_id: t.ws.id,
+    });
+    await t.engine.simulations.idle();
+
+    const since = encodeURIComponent(new Date(Date.parse(started.created_at as string) - 1000).toISOString());
+    const sims = okResponse(
+      await t.call({
+        method: 'GET',
+        url: `/v2/simulations?page_number=1&page_size=10&simulation_session_id=${started.simulation_session_id as string}&status=completed&start_date=${since}&target_agent_id=${agent}`,
+        ...EMPTY_JSON,
+      }),
+    );
+    const pagination = sims.pagination as Json;
+    for (const f of ['total_records', 'limit', 'offset'])
+      expect(Number.isInteger(pagination[f]), f).toBe(true);
+    expect(pagination).toEqual({ total_records: 1, limit: 10, offset: 0 });
+    const [sim] = sims.items as Json[];
+    expectPublishedSimulation(sim!);
+    expect(sim).toMatchObject({ simulation_id: started.simulation_id, status: 'completed' });
+    expect(typeof sim!.success_criteria_analysis).toBe('object');
+
+    const sessions = okResponse(
+      await t.call({
+        method: 'GET',
+        url: `/v2/simulations/sessions?page_number=1&page_size=10&target_agent_id=${agent}&start_date=${since}`,
+        ...EMPTY_JSON,
+      }),
+    );
+    expect(Number.isInteger((sessions.pagination as Json).total_records)).toBe(true);
+    const session = (sessions.items as Json[]).find(
+      (x) => x.simulation_session_id === started.simulation_session_id,
+    )!;
+    expect(session.simulation_session_id).toMatch(UUID);
+    for (const f of [
+      'total_simulations',
+      'completed_simulations',
+      'failed_simulations',
+      'pending_simulations',
+    ])
+      expect(Number.isInteger(session[f]), f).toBe(true);
+    expect(session).toMatchObject({ total_simulations: 1, completed_simulations: 1, pending_simulations: 0 });
+    (session.simulations as Json[]).forEach(expectPublishedSimulation);
+    expect((session.simulations as Json[])[0]).toEqual(sim);
+  });
+
   it('keeps bad input a 400 (or 422/404 where published) naming the field', async () => {
     expectFieldError(
       await t.call({
@@ -353,6 +427,26 @@ forEachStore('compat: simulations, as a client of the published API uses them', 
     );
     expectNotFound(
       await t.call({ method: 'GET', url: `/v2/simulations/session/${randomUUID()}`, ...EMPTY_JSON }),
+    );
+    expectNotFound(
+      await t.call({
+        method: 'POST',
+        url: '/v2/simulations',
+        payload: { simulation_case_id: randomUUID(), target_agent_id: agent },
+      }),
+    );
+    expectFieldError(
+      await t.call({ method: 'POST', url: '/v2/simulations', payload: { simulation_case_id: randomUUID() } }),
+      ['body', 'target_agent_id'],
+    );
+    expectFieldError(await t.call({ method: 'POST', url: '/v2/simulations', ...EMPTY_JSON }), ['body']);
+    expectFieldError(await t.call({ method: 'GET', url: '/v2/simulations?status=queued', ...EMPTY_JSON }), [
+      'query',
+      'status',
+    ]);
+    expectFieldError(
+      await t.call({ method: 'GET', url: '/v2/simulations/sessions?start_date=today', ...EMPTY_JSON }),
+      ['query', 'start_date'],
     );
     expectFieldError(await t.call({ method: 'GET', url: '/v2/simulations/session/nope', ...EMPTY_JSON }), [
       'params',

@@ -1,6 +1,6 @@
-import { placeholderNames } from '../../actions/index.ts';
+import { customActionForAttachment, placeholderNames, type CustomActionConfig } from '../../actions/index.ts';
 import { toIso } from '../../core/index.ts';
-import type { Action, ActionKind } from '../../store/index.ts';
+import type { Action, ActionAgent, ActionKind, Attachment } from '../../store/index.ts';
 
 // How actions read on the wire, and what an agent read shows of its attached actions.
 
@@ -41,10 +41,41 @@ export function presentAction(action: Action) {
   };
 }
 
-/** `GET /actions/{id}`: the action, and the published one-element `actions` array of it. */
-export function presentActionDetail(action: Action) {
-  const read = presentAction(action);
+/**
+ * `GET /actions/{id}`: the action, and the published one-element `actions` array of it. With
+ * `include_assistants`, `agents` (the agents it is attached to) add `assistants` (their ids) and
+ * `input_variables.assistants` (each with its settings).
+ */
+export function presentActionDetail(action: Action, agents: ActionAgent[] | null) {
+  const plain = presentAction(action);
+  const read = agents === null ? plain : { ...plain, ...assistantsOf(plain.input_variables, agents) };
   return { ...read, actions: [read] };
+}
+
+function assistantsOf<V extends { values: unknown[] }>(inputVariables: V, agents: ActionAgent[]) {
+  return {
+    assistants: agents.map((a) => a.agentId),
+    input_variables: {
+      ...inputVariables,
+      assistants: agents.map(({ agentId, attachment }) => ({
+        model_id: agentId,
+        attachment_type: attachment.attachmentType,
+        trigger_condition: attachment.triggerCondition,
+        input_variables_mapping: attachment.inputVariablesMapping.map((m) => ({
+          variable_name: m.variable_name,
+          source: m.source,
+          hardcoded_value: m.hardcoded_value ?? null,
+          llm_config: m.llm_config
+            ? {
+                description: m.llm_config.description ?? null,
+                example: m.llm_config.example ?? null,
+                required: m.llm_config.required ?? null,
+              }
+            : null,
+        })),
+      })),
+    },
+  };
 }
 
 /**
@@ -203,10 +234,28 @@ export function inputVariablesOf(action: Action): InputVariables | null {
   return null;
 }
 
+/**
+ * An attached action's input variables for its agent: a custom action's with the attachment's
+ * variable mapping applied (hardcoded values are not asked for); the attachment's trigger
+ * condition, when set, replaces the action's own.
+ */
+function attachedInputVariables(action: Action & { attachment?: Attachment }): InputVariables | null {
+  const attachment = action.attachment;
+  if (!attachment) return inputVariablesOf(action);
+  const custom = () => customActionForAttachment(action.config as unknown as CustomActionConfig, attachment);
+  const effective =
+    action.kind === 'CUSTOM_ACTION'
+      ? { ...action, config: custom() as unknown as Record<string, unknown> }
+      : action;
+  const vars = inputVariablesOf(effective);
+  if (!vars || attachment.triggerCondition === null) return vars;
+  return { ...vars, trigger_condition: attachment.triggerCondition };
+}
+
 /** What an agent read shows of its attached actions (include_actions=true). */
-export function agentActionFields(actions: Action[]) {
+export function agentActionFields(actions: readonly (Action & { attachment?: Attachment })[]) {
   return {
     actions: actions.map((a) => a.id),
-    input_variables: actions.map(inputVariablesOf).filter((v): v is InputVariables => v !== null),
+    input_variables: actions.map(attachedInputVariables).filter((v): v is InputVariables => v !== null),
   };
 }

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { invalidInput, notFound } from '../../core/index.ts';
+import { runBeforeCall, sanitizeToolName, type CustomActionConfig } from '../../actions/index.ts';
+import { invalidInput, notFound, toVariableMap, type HttpPort } from '../../core/index.ts';
 import {
   ACTION_KINDS,
   type Action,
   type ActionKind,
+  type InputVariableMapping,
+  type NewAttachment,
   type Repositories,
   type Store,
 } from '../../store/index.ts';
@@ -20,7 +23,10 @@ import {
   CreateActionBody,
   CreatedAction,
   DeletedAction,
+  DetachActionsBody,
   GetActionQuery,
+  InitializeActionBody,
+  InitializedAction,
   ListActionsQuery,
   UpdateActionBody,
 } from './schemas.ts';
@@ -48,7 +54,157 @@ const AttachResponse = okEnvelope(
   Type.Object({ model_id: Type.String(), actions: Type.Array(Type.String()) }),
 );
 
-export const actionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+type AttachItem = NonNullable<AttachActionsBody['items']>[number];
+
+/** Kinds that run after the end whatever their attachment says (`after` changes nothing for them). */
+const AFTER_KINDS: readonly ActionKind[] = ['SEND_SMS', 'CUSTOM_EVAL'];
+
+/** The action id of each item (its `action_id`, else its `slug`); 400 naming what is wrong. */
+function itemIds(items: readonly AttachItem[]): string[] {
+  const seen = new Map<string, number>();
+  return items.map((item, i) => {
+    const id = item.action_id ?? item.slug;
+    if (id === undefined) {
+      throw invalidInput(
+        `body.items[${i}].action_id is required (or slug)`,
+        ['body', 'items', i, 'action_id'],
+        'missing',
+      );
+    }
+    if (item.action_id !== undefined && item.slug !== undefined && item.slug !== item.action_id) {
+      throw invalidInput(`body.items[${i}].slug: give action_id or slug, not two different ones`, [
+        'body',
+        'items',
+        i,
+        'slug',
+      ]);
+    }
+    const field = item.action_id !== undefined ? 'action_id' : 'slug';
+    const earlier = seen.get(id);
+    if (earlier !== undefined) {
+      throw invalidInput(
+        `body.items[${i}].${field}: action ${id} is also body.items[${earlier}]`,
+        ['body', 'items', i, field],
+        'duplicate',
+      );
+    }
+    seen.set(id, i);
+    return id;
+  });
+}
+
+/**
+ * Checks an item against its action's kind and answers what the store keeps of it: `before` is a
+ * custom action's, `after` only for the kinds that run after the end anyway, a variable mapping
+ * only for a custom action's `variables_during_the_call` (a hardcoded one with its value).
+ */
+function attachmentOf(item: AttachItem, i: number, action: Action): NewAttachment {
+  const at = (...rest: (string | number)[]) => ['body', 'items', i, ...rest];
+  const dotted = (...rest: (string | number)[]) =>
+    `body.items[${i}]` + rest.map((r) => (typeof r === 'number' ? `[${r}]` : `.${r}`)).join('');
+  const type = item.attachment_type ?? undefined;
+  if (type === 'before' && action.kind !== 'CUSTOM_ACTION') {
+    throw invalidInput(
+      `${dotted('attachment_type')}: only a CUSTOM_ACTION runs before the conversation (action ${action.id} is a ${action.kind})`,
+      at('attachment_type'),
+    );
+  }
+  if (type === 'after' && !AFTER_KINDS.includes(action.kind)) {
+    throw invalidInput(
+      `${dotted('attachment_type')}: only ${AFTER_KINDS.join(' and ')} actions run after the end (action ${action.id} is a ${action.kind})`,
+      at('attachment_type'),
+    );
+  }
+  const mapping = item.input_variables_mapping;
+  let mapped: InputVariableMapping[] | undefined;
+  if (mapping !== undefined) {
+    if (mapping.length > 0 && action.kind !== 'CUSTOM_ACTION') {
+      throw invalidInput(
+        `${dotted('input_variables_mapping')}: only a CUSTOM_ACTION's variables can be mapped (action ${action.id} is a ${action.kind})`,
+        at('input_variables_mapping'),
+      );
+    }
+    const own = new Set(
+      (Array.isArray(action.config.variables_during_the_call)
+        ? (action.config.variables_during_the_call as { name?: unknown }[])
+        : []
+      ).map((v) => v.name),
+    );
+    const named = new Set<string>();
+    mapped = mapping.map((m, j) => {
+      if (!own.has(m.variable_name) || named.has(m.variable_name)) {
+        throw invalidInput(
+          named.has(m.variable_name)
+            ? `${dotted('input_variables_mapping', j, 'variable_name')}: ${m.variable_name} is mapped twice`
+            : `${dotted('input_variables_mapping', j, 'variable_name')}: action ${action.id} has no variable ${m.variable_name} in variables_during_the_call`,
+          at('input_variables_mapping', j, 'variable_name'),
+        );
+      }
+      named.add(m.variable_name);
+      if (m.source === 'hardcoded' && typeof m.hardcoded_value !== 'string') {
+        throw invalidInput(
+          `${dotted('input_variables_mapping', j, 'hardcoded_value')} is required when source is hardcoded`,
+          at('input_variables_mapping', j, 'hardcoded_value'),
+          'missing',
+        );
+      }
+      return {
+        variable_name: m.variable_name,
+        source: m.source,
+        hardcoded_value: m.hardcoded_value ?? null,
+        llm_config: m.llm_config
+          ? {
+              description: m.llm_config.description ?? null,
+              example: m.llm_config.example ?? null,
+              required: m.llm_config.required ?? null,
+            }
+          : null,
+      };
+    });
+  }
+  return {
+    actionId: action.id,
+    ...(type !== undefined ? { attachmentType: type } : {}),
+    ...(item.trigger_condition !== undefined ? { triggerCondition: item.trigger_condition } : {}),
+    ...(mapped !== undefined ? { inputVariablesMapping: mapped } : {}),
+  };
+}
+
+/** The attachments an attach body asks for (`actions` ids, then `items`); checked against the store. */
+async function attachmentsOf(
+  repos: Repositories,
+  ws: string,
+  body: AttachActionsBody,
+): Promise<(string | NewAttachment)[]> {
+  const plain = body.actions ?? [];
+  const items = body.items ?? [];
+  if (plain.length + items.length === 0) {
+    throw invalidInput('body.actions (or body.items) must name at least one action', ['body', 'actions']);
+  }
+  const ids = itemIds(items);
+  const agent = await repos.agents.get(ws, body.model_id);
+  if (!agent) throw notFound(`agent ${body.model_id} not found`);
+  const found = new Map((await repos.actions.findByIds(ws, [...plain, ...ids])).map((a) => [a.id, a]));
+  // A slug Parley cannot resolve is a bad field, not a missing action: Parley has no slugs.
+  items.forEach((item, i) => {
+    if (item.action_id === undefined && !found.has(ids[i] ?? '')) {
+      throw invalidInput(
+        `body.items[${i}].slug: Parley actions have no slugs; a slug is looked up as an action id, and there is no action ${item.slug}`,
+        ['body', 'items', i, 'slug'],
+        'not_found',
+      );
+    }
+  });
+  const missing = [...new Set([...plain, ...ids])].filter((id) => !found.has(id));
+  if (missing.length > 0) throw notFound(`action ${missing.join(', ')} not found`);
+  return [...plain, ...items.map((item, i) => attachmentOf(item, i, found.get(ids[i] ?? '')!))];
+}
+
+export const actionRoutes: FastifyPluginAsyncTypebox<{
+  store: Store;
+  /** The outbound HTTP of conversations' actions (`initialize` runs a custom action's request). */
+  http: HttpPort;
+}> = async (app, { store, http }) => {
   app.get(
     '/actions',
     {
@@ -119,9 +275,13 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
       },
     },
     async (request) => {
-      const action = await store.actions.get(request.workspace.id, request.params.action_id);
+      const ws = request.workspace.id;
+      const action = await store.actions.get(ws, request.params.action_id);
       if (!action) throw actionNotFound(request.params.action_id);
-      return ok(presentActionDetail(action));
+      const agents = request.query.include_assistants
+        ? await store.actions.agentsOfAction(ws, action.id)
+        : null;
+      return ok(presentActionDetail(action, agents));
     },
   );
 
@@ -188,32 +348,82 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
     },
   );
 
-  // Attach and detach differ only in the change they make; both are all-or-nothing and answer
-  // with the agent's attached actions afterwards.
-  for (const [path, summary, change] of [
-    ['/actions/attach', 'Attach actions to an agent (all or none)', 'attach'],
-    ['/actions/detach', 'Detach actions from an agent (all or none)', 'detach'],
-  ] as const) {
-    app.post(
-      path,
-      {
-        schema: {
-          tags: TAG,
-          summary,
-          body: AttachActionsBody,
-          response: { 200: AttachResponse, ...errorResponses(400, 401, 404) },
-        },
+  app.post(
+    '/actions/attach',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Attach actions to an agent (all or none), by id or with per-agent settings (items)',
+        body: AttachActionsBody,
+        response: { 200: AttachResponse, ...errorResponses(400, 401, 404) },
       },
-      async (request) => {
-        const ws = request.workspace.id;
-        const { model_id, actions } = request.body;
-        const attached = await store.transaction(async (repos) => {
-          const agent = await agentAndActions(repos, ws, model_id, actions);
-          await repos.actions[change](ws, agent.id, actions);
-          return (await repos.actions.attachedTo(ws, [agent.id])).get(agent.id) ?? [];
-        });
-        return ok({ model_id, actions: attached.map((a) => a.id) });
+    },
+    async (request) => {
+      const ws = request.workspace.id;
+      const { model_id } = request.body;
+      const attached = await store.transaction(async (repos) => {
+        const attachments = await attachmentsOf(repos, ws, request.body);
+        await repos.actions.attach(ws, model_id, attachments);
+        return (await repos.actions.attachedTo(ws, [model_id])).get(model_id) ?? [];
+      });
+      return ok({ model_id, actions: attached.map((a) => a.id) });
+    },
+  );
+
+  app.post(
+    '/actions/detach',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'Detach actions from an agent (all or none)',
+        body: DetachActionsBody,
+        response: { 200: AttachResponse, ...errorResponses(400, 401, 404) },
       },
-    );
-  }
+    },
+    async (request) => {
+      const ws = request.workspace.id;
+      const { model_id, actions } = request.body;
+      const attached = await store.transaction(async (repos) => {
+        const agent = await agentAndActions(repos, ws, model_id, actions);
+        await repos.actions.detach(ws, agent.id, actions);
+        return (await repos.actions.attachedTo(ws, [agent.id])).get(agent.id) ?? [];
+      });
+      return ok({ model_id, actions: attached.map((a) => a.id) });
+    },
+  );
+
+  app.post(
+    '/actions/initialize',
+    {
+      schema: {
+        tags: TAG,
+        summary: "Run a custom action's request once with the given variables and answer the result",
+        body: InitializeActionBody,
+        response: { 200: okEnvelope(InitializedAction), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { action_id, variables } = request.body;
+      const action = await store.actions.get(request.workspace.id, action_id);
+      if (!action) throw actionNotFound(action_id);
+      if (action.kind !== 'CUSTOM_ACTION') {
+        throw invalidInput(
+          `body.action_id: action ${action_id} is a ${action.kind}; only a CUSTOM_ACTION can be initialized`,
+          ['body', 'action_id'],
+        );
+      }
+      const config = action.config as unknown as CustomActionConfig;
+      // As a pre-call run: the variables fill the placeholders and the action's own variables.
+      const run = await runBeforeCall(config, { http, variables: toVariableMap(variables), action_id });
+      const status = typeof run.result.status === 'number' ? run.result.status : null;
+      return ok({
+        answer: run.ok
+          ? String(run.variables[`${sanitizeToolName(config.name)}_result`] ?? '')
+          : (run.error ?? ''),
+        ok: run.ok,
+        status,
+        error: run.error,
+      });
+    },
+  );
 };

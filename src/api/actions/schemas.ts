@@ -2,8 +2,10 @@ import { Type, type Static, type TObject, type TProperties } from '@sinclair/typ
 import { DEFAULT_EVAL_CATEGORY, EVAL_CATEGORIES, WEEKDAY_NAMES } from '../../actions/index.ts';
 import { ACTION_KINDS } from '../../store/index.ts';
 import {
+  CustomVariablesInput,
   HttpUrl,
   NonEmptyString,
+  Nullable,
   PaginationSchema,
   StringEnum,
   limitOffsetQuery,
@@ -345,17 +347,86 @@ export const ActionIdParams = Type.Object({ action_id: NonEmptyString(100) });
 export const GetActionQuery = Type.Object({
   include_assistants: Type.Boolean({
     default: false,
-    description: 'Accepted for compatibility; the agents an action is attached to are not listed yet.',
+    description:
+      'Adds `assistants` (the ids of the agents the action is attached to) and ' +
+      '`input_variables.assistants` (each with its attachment settings).',
   }),
 });
 
 export const ListActionsQuery = Type.Object(limitOffsetQuery(20, 1000));
 
-export const AttachActionsBody = Type.Object({
+export const DetachActionsBody = Type.Object({
   model_id: NonEmptyString(100, 'The agent.'),
   actions: Type.Array(NonEmptyString(100), { minItems: 1, maxItems: 100, description: 'Action ids.' }),
 });
+export type DetachActionsBody = Static<typeof DetachActionsBody>;
+
+export const ATTACHMENT_SOURCES = ['llm', 'hardcoded'] as const;
+
+const VariableMappingItem = Type.Object({
+  variable_name: NonEmptyString(200, "One of the custom action's `variables_during_the_call`."),
+  source: StringEnum(ATTACHMENT_SOURCES, {
+    description:
+      '`hardcoded`: `hardcoded_value` fills it (the model is not asked); `llm`: the model fills it.',
+  }),
+  hardcoded_value: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])),
+  llm_config: Type.Optional(
+    Type.Union([
+      Type.Object({
+        description: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Null()])),
+        example: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+        required: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+      }),
+      Type.Null(),
+    ]),
+  ),
+});
+
+const AttachItem = Type.Object({
+  action_id: Type.Optional(NonEmptyString(100, 'The action (this or `slug`).')),
+  slug: Type.Optional(
+    NonEmptyString(100, 'Parley actions have no slugs: a slug is looked up as an action id.'),
+  ),
+  attachment_type: Type.Optional(
+    Type.Union([StringEnum(['before', 'during', 'after'] as const), Type.Null()], {
+      description:
+        '`during` (the default, also for null): as the kind runs; `before`: a custom action runs ' +
+        'before the conversation; `after`: only for kinds that run after the end (SEND_SMS, CUSTOM_EVAL).',
+    }),
+  ),
+  trigger_condition: Type.Optional(
+    Type.Union([Type.String({ maxLength: 4000 }), Type.Null()], {
+      description: 'When the agent should use the action; null or absent: unchanged; "": cleared.',
+    }),
+  ),
+  input_variables_mapping: Type.Optional(
+    Type.Array(VariableMappingItem, { maxItems: 100, description: 'Custom actions only.' }),
+  ),
+});
+
+export const AttachActionsBody = Type.Object({
+  model_id: NonEmptyString(100, 'The agent.'),
+  actions: Type.Optional(Type.Array(NonEmptyString(100), { maxItems: 100, description: 'Action ids.' })),
+  items: Type.Optional(
+    Type.Array(AttachItem, { maxItems: 100, description: 'Actions with per-agent settings.' }),
+  ),
+});
 export type AttachActionsBody = Static<typeof AttachActionsBody>;
+
+export const InitializeActionBody = Type.Object({
+  action_id: NonEmptyString(100, 'A CUSTOM_ACTION of the workspace.'),
+  variables: Type.Optional(CustomVariablesInput("Values for the action's placeholders and variables.")),
+});
+export type InitializeActionBody = Static<typeof InitializeActionBody>;
+
+export const InitializedAction = Type.Object({
+  answer: Type.String({
+    description: "The server's answer (JSON as text), or why the request failed.",
+  }),
+  ok: Type.Boolean({ description: 'The request got a 2xx answer.' }),
+  status: Nullable(Type.Integer(), { description: 'The HTTP status of the answer (null: none).' }),
+  error: Nullable(Type.String()),
+});
 
 // ---- Responses ---------------------------------------------------------------------------------
 
@@ -370,6 +441,11 @@ const ActionFields = {
     {},
     { additionalProperties: true, description: 'The configuration without name and description.' },
   ),
+  assistants: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'The agents the action is attached to (`GET /actions/{id}?include_assistants=true`).',
+    }),
+  ),
   input_variables: Type.Object(
     {
       values: Type.Array(
@@ -379,6 +455,32 @@ const ActionFields = {
           description: Type.String(),
           example: Type.String(),
         }),
+      ),
+      assistants: Type.Optional(
+        Type.Array(
+          Type.Object({
+            model_id: Type.String(),
+            attachment_type: StringEnum(['before', 'during', 'after'] as const),
+            trigger_condition: Nullable(Type.String()),
+            input_variables_mapping: Type.Array(
+              Type.Object({
+                variable_name: Type.String(),
+                source: Type.String(),
+                hardcoded_value: Nullable(Type.String()),
+                llm_config: Nullable(
+                  Type.Object({
+                    description: Nullable(Type.String()),
+                    example: Nullable(Type.String()),
+                    required: Nullable(Type.Boolean()),
+                  }),
+                ),
+              }),
+            ),
+          }),
+          {
+            description: 'Each agent the action is attached to, with its settings (include_assistants=true).',
+          },
+        ),
       ),
     },
     { description: 'What the action collects during the conversation.' },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { invalidInput, notFound, toIso } from '../../core/index.ts';
-import type { Store, WebhookLog } from '../../store/index.ts';
+import { httpMethodOfLog, type Store, type WebhookLog, type WebhookLogFilter } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import { ListLogsQuery, LogIdParams, WebhookLogDetail, WebhookLogPage } from './schemas.ts';
@@ -30,7 +30,7 @@ export function presentWebhookLog(log: WebhookLog) {
     request_timestamp: toIso(Math.max(0, log.createdAt - log.durationMs)),
     model_id: log.assistantId ?? '',
     webhook_url: log.url,
-    http_method: log.webhookType === 'custom_action' ? '' : 'POST',
+    http_method: httpMethodOfLog(log.webhookType),
   };
 }
 
@@ -125,6 +125,10 @@ export const logRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app
           assistantId: q.assistant_id,
           fromMs: q.from_date,
           toMs: q.to_date,
+          ...(q.search ? { search: q.search } : {}),
+          ...(q.http_method
+            ? { httpMethod: q.http_method.toUpperCase() as NonNullable<WebhookLogFilter['httpMethod']> }
+            : {}),
         },
         q.page_number,
         q.page_size,

@@ -8,6 +8,20 @@ import { NonEmptyString, Nullable, StringEnum } from '../schemas/common.ts';
 const EpochMs = (description: string) =>
   Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description });
 
+/** The published lower-case methods, and the upper-case ones `http_method` shows. */
+const HTTP_METHOD_FILTERS = [
+  'get',
+  'post',
+  'put',
+  'patch',
+  'delete',
+  'GET',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+] as const;
+
 export const ListLogsQuery = Type.Object({
   page_number: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 1, description: 'From 1.' }),
   page_size: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page.' }),
@@ -18,6 +32,19 @@ export const ListLogsQuery = Type.Object({
     }),
   ),
   call_id: Type.Optional(NonEmptyString(100)),
+  search: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'Part of the URL, the call id, the log id or the webhook id; ASCII letters in any case. Empty: no filter.',
+    }),
+  ),
+  http_method: Type.Optional(
+    StringEnum(HTTP_METHOD_FILTERS, {
+      description:
+        'Attempts made with this method, in either case: webhooks are POSTed; custom actions record no method.',
+    }),
+  ),
   assistant_id: Type.Optional(NonEmptyString(100, 'The agent (model_id) of the call.')),
   from_date: Type.Optional(
     EpochMs('Attempts made at or after this time: ms since the epoch, or an ISO 8601 date-time with a zone.'),

@@ -142,7 +142,8 @@ export function presentRun(run: SimulationRun, context: RunContext) {
     target_phone_number: null,
     target_call_id: null,
     recording_url: null,
-    custom_variables: null,
+    // Those of a simulation started alone (POST /simulations); a suite's execution has none.
+    custom_variables: run.customVariables,
     workspace_id: run.workspaceId,
     created_at: toIso(run.createdAt),
     updated_at: toIso(run.updatedAt),

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
-import { invalidInput, isUuid, notFound } from '../../core/index.ts';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { invalidInput, isUuid, notFound, toVariableMap } from '../../core/index.ts';
 import type { ModelRouter } from '../../providers/index.ts';
 import {
   SIMULATION_TEST_KINDS,
@@ -8,9 +8,16 @@ import {
   type GenerationAction,
   type SimulationService,
 } from '../../simulation/index.ts';
-import { CALL_SUCCESS_TYPES, type SimulationSession, type Store } from '../../store/index.ts';
+import {
+  CALL_SUCCESS_TYPES,
+  type SimulationCase,
+  type SimulationRun,
+  type SimulationSession,
+  type Store,
+} from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import {
+  CustomVariablesInput,
   NonEmptyString,
   Nullable,
   PaginationSchema,
@@ -20,26 +27,118 @@ import {
 } from '../schemas/common.ts';
 import { agentBriefs, presentCase, presentRun, presentSession } from './present.ts';
 import { unprocessable } from './routes.ts';
+import { Paging } from './schemas.ts';
 
 // Running simulations (spec "Simulation suites" execute, WIRE.md section 7): executing a suite,
-// reading sessions and simulations, and generating cases as an NDJSON stream.
+// starting one case alone (the published `POST /simulations`), reading and listing sessions and
+// simulations, and generating cases as an NDJSON stream.
 
 const TAG = ['Simulations'];
 
+const DEFAULT_MAX_TURNS = 20;
+const MaxTurns = (options: { default?: number; description: string }) =>
+  Type.Integer({ minimum: 10, maximum: 50, ...options });
+const ACTION_MODES = ['recorded', 'live'] as const;
+const ACTIONS_DESCRIPTION =
+  "Parley's addition: `recorded` runs the agent's actions against stand-ins (nothing leaves Parley), `live` against their real systems.";
+
 const ExecuteQuery = Type.Object({
   target_agent_id: NonEmptyString(100, "Must be the suite's model_id."),
-  max_turns: Type.Integer({
-    minimum: 10,
-    maximum: 50,
-    default: 20,
-    description: 'Caller turns per simulation.',
-  }),
-  actions: StringEnum(['recorded', 'live'] as const, {
-    default: 'recorded',
-    description:
-      "Parley's addition: `recorded` runs the agent's actions against stand-ins (nothing leaves Parley), `live` against their real systems.",
-  }),
+  max_turns: MaxTurns({ default: DEFAULT_MAX_TURNS, description: 'Caller turns per simulation.' }),
+  actions: StringEnum(ACTION_MODES, { default: 'recorded', description: ACTIONS_DESCRIPTION }),
 });
+
+const Uuid = (description: string) => Type.String({ format: 'uuid', maxLength: 36, description });
+
+const StartBody = Type.Object({
+  simulation_case_id: Uuid('The case to run.'),
+  target_agent_id: NonEmptyString(100, 'The agent to test (a model_id).'),
+  simulation_session_id: Type.Optional(
+    Type.Union([
+      Uuid('A session of the same agent to add the simulation to; none: a new session.'),
+      Type.Null(),
+    ]),
+  ),
+  custom_variables: Type.Optional(
+    Type.Union([
+      CustomVariablesInput("Values for `{placeholders}` of the agent's prompt and greeting."),
+      Type.Null(),
+    ]),
+  ),
+  max_turns: Type.Optional(
+    MaxTurns({
+      description: `Parley's addition: caller turns (default ${DEFAULT_MAX_TURNS}); a joined session keeps its own.`,
+    }),
+  ),
+  actions: Type.Optional(
+    StringEnum(ACTION_MODES, { description: `${ACTIONS_DESCRIPTION} Default recorded.` }),
+  ),
+});
+
+const DateBound = (description: string) => Type.String({ format: 'date-time', description });
+
+const ListSessionsQuery = Type.Object({
+  ...Paging,
+  target_agent_id: Type.Optional(NonEmptyString(100, 'Sessions testing this agent.')),
+  start_date: Type.Optional(DateBound('Created at or after (ISO 8601 date-time with a time zone).')),
+  end_date: Type.Optional(DateBound('Created at or before (ISO 8601 date-time with a time zone).')),
+});
+
+const ListSimulationsQuery = Type.Object({
+  ...Paging,
+  simulation_session_id: Type.Optional(Uuid('Simulations of this session.')),
+  status: Type.Optional(
+    StringEnum(['in-progress', 'completed', 'failed'] as const, {
+      description: 'in-progress includes the simulations waiting to start.',
+    }),
+  ),
+  target_agent_id: Type.Optional(NonEmptyString(100, 'Simulations testing this agent.')),
+  start_date: Type.Optional(DateBound('Created at or after (ISO 8601 date-time with a time zone).')),
+  end_date: Type.Optional(DateBound('Created at or before (ISO 8601 date-time with a time zone).')),
+});
+
+/** A page list: WIRE.md's fields and the published `pagination`. */
+const PageOf = <T extends TSchema>(item: T) =>
+  Type.Object({
+    pagination: Type.Object(PaginationSchema.properties, {
+      description:
+        'The same page as limit/offset: limit = page_size, offset = (page_number - 1) * page_size.',
+    }),
+    items: Type.Array(item),
+    total: Type.Integer(),
+    page_number: Type.Integer(),
+    page_size: Type.Integer(),
+  });
+
+function pageBody<T>(items: T[], total: number, q: { page_number: number; page_size: number }) {
+  return {
+    pagination: {
+      total_records: total,
+      limit: q.page_size,
+      offset: Math.min((q.page_number - 1) * q.page_size, 2_147_483_647),
+    },
+    items,
+    total,
+    page_number: q.page_number,
+    page_size: q.page_size,
+  };
+}
+
+/** `start_date`/`end_date` in ms (the schema checked their form); the end may not precede the start. */
+function dateRange(q: { start_date?: string; end_date?: string }): { startDate?: number; endDate?: number } {
+  const startDate = q.start_date === undefined ? undefined : Date.parse(q.start_date);
+  const endDate = q.end_date === undefined ? undefined : Date.parse(q.end_date);
+  for (const [field, ms] of [
+    ['start_date', startDate],
+    ['end_date', endDate],
+  ] as const) {
+    if (ms !== undefined && !Number.isFinite(ms))
+      throw invalidInput(`query.${field} must be an ISO 8601 date-time with a time zone`, ['query', field]);
+  }
+  if (startDate !== undefined && endDate !== undefined && startDate > endDate)
+    throw invalidInput('query.end_date must not be before query.start_date', ['query', 'end_date']);
+  return { ...(startDate !== undefined ? { startDate } : {}), ...(endDate !== undefined ? { endDate } : {}) };
+}
 
 const Verdict = Type.Object({ criterion: Type.String(), passed: Type.Boolean(), reason: Type.String() });
 const SimulationRecord = Type.Object({
@@ -65,7 +164,10 @@ const SimulationRecord = Type.Object({
   target_phone_number: Type.Null(),
   target_call_id: Type.Null(),
   recording_url: Type.Null(),
-  custom_variables: Type.Null(),
+  custom_variables: Nullable(
+    Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+    { description: 'The variables a simulation started alone runs with; null for a suite execution.' },
+  ),
   workspace_id: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
@@ -200,6 +302,150 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
   async function agentName(workspaceId: string, session: SimulationSession | null): Promise<string | null> {
     return session ? ((await store.agents.get(workspaceId, session.modelId))?.name ?? null) : null;
   }
+
+  /** The names of these agents that still exist. */
+  async function agentNames(workspaceId: string, ids: Iterable<string>): Promise<Map<string, string>> {
+    const agents = await Promise.all([...new Set(ids)].map((id) => store.agents.get(workspaceId, id)));
+    return new Map(agents.filter((a) => a !== null).map((a) => [a.id, a.name]));
+  }
+
+  async function casesById(workspaceId: string, runs: readonly SimulationRun[]) {
+    const cases = await store.simulations.getCases(workspaceId, [...new Set(runs.map((r) => r.caseId))]);
+    return new Map<string, SimulationCase>(cases.map((c) => [c.id, c]));
+  }
+
+  app.post(
+    '/simulations',
+    {
+      schema: {
+        tags: TAG,
+        summary:
+          'Run one case on an agent (in the background), in a new session or added to one; answers the simulation',
+        body: StartBody,
+        response: { 200: okEnvelope(SimulationRecord), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const workspace = request.workspace;
+      const body = request.body;
+      const testCase = await store.simulations.getCase(workspace.id, body.simulation_case_id);
+      if (!testCase)
+        throw notFound(`body.simulation_case_id: simulation case ${body.simulation_case_id} not found`);
+      const agent = await store.agents.get(workspace.id, body.target_agent_id);
+      if (!agent) throw notFound(`body.target_agent_id: agent ${body.target_agent_id} not found`);
+      const sessionId = body.simulation_session_id ?? undefined;
+      if (sessionId !== undefined) {
+        const session = await store.simulationRuns.getSession(workspace.id, sessionId);
+        if (!session) throw notFound(`body.simulation_session_id: simulation session ${sessionId} not found`);
+        if (session.modelId !== agent.id)
+          throw invalidInput(
+            `body.target_agent_id must be the agent of session ${session.id} (${session.modelId}); a session tests one agent`,
+            ['body', 'target_agent_id'],
+          );
+        if (body.max_turns !== undefined && body.max_turns !== session.maxTurns)
+          throw invalidInput(
+            `body.max_turns must be the session's own (${session.maxTurns}) or left out when joining a session`,
+            ['body', 'max_turns'],
+          );
+      }
+      const started = await simulations.run(workspace, testCase, agent, {
+        ...(sessionId !== undefined ? { sessionId } : {}),
+        maxTurns: body.max_turns ?? DEFAULT_MAX_TURNS,
+        actions: body.actions ?? 'recorded',
+        customVariables:
+          body.custom_variables === undefined || body.custom_variables === null
+            ? null
+            : toVariableMap(body.custom_variables),
+      });
+      if (!started) throw notFound(`body.simulation_session_id: simulation session ${sessionId} not found`);
+      return ok(presentRun(started.run, { session: started.session, testCase, agentName: agent.name }));
+    },
+  );
+
+  app.get(
+    '/simulations',
+    {
+      schema: {
+        tags: TAG,
+        summary: "The workspace's simulations, newest first",
+        querystring: ListSimulationsQuery,
+        response: { 200: okEnvelope(PageOf(SimulationRecord)), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const ws = request.workspace.id;
+      const page = await store.simulationRuns.listRuns(ws, {
+        pageNumber: q.page_number,
+        pageSize: q.page_size,
+        ...dateRange(q),
+        ...(q.simulation_session_id !== undefined ? { sessionId: q.simulation_session_id } : {}),
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...(q.target_agent_id !== undefined ? { modelId: q.target_agent_id } : {}),
+      });
+      const sessions = new Map(
+        (await store.simulationRuns.getSessions(ws, [...new Set(page.items.map((r) => r.sessionId))])).map(
+          (s) => [s.id, s],
+        ),
+      );
+      const [cases, names] = await Promise.all([
+        casesById(ws, page.items),
+        agentNames(
+          ws,
+          [...sessions.values()].map((s) => s.modelId),
+        ),
+      ]);
+      const items = page.items.map((run) => {
+        const session = sessions.get(run.sessionId) ?? null;
+        return presentRun(run, {
+          session,
+          testCase: cases.get(run.caseId),
+          agentName: session ? (names.get(session.modelId) ?? null) : null,
+        });
+      });
+      return ok(pageBody(items, page.total, q));
+    },
+  );
+
+  app.get(
+    '/simulations/sessions',
+    {
+      schema: {
+        tags: TAG,
+        summary: "The workspace's sessions with their simulations, newest first",
+        querystring: ListSessionsQuery,
+        response: { 200: okEnvelope(PageOf(SessionRecord)), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const ws = request.workspace.id;
+      const page = await store.simulationRuns.listSessions(ws, {
+        pageNumber: q.page_number,
+        pageSize: q.page_size,
+        ...dateRange(q),
+        ...(q.target_agent_id !== undefined ? { modelId: q.target_agent_id } : {}),
+      });
+      const runs = await store.simulationRuns.runsOfSessions(page.items.map((s) => s.id));
+      const [cases, names] = await Promise.all([
+        casesById(ws, runs),
+        agentNames(
+          ws,
+          page.items.map((s) => s.modelId),
+        ),
+      ]);
+      const bySession = new Map<string, SimulationRun[]>();
+      for (const run of runs) {
+        const list = bySession.get(run.sessionId);
+        if (list) list.push(run);
+        else bySession.set(run.sessionId, [run]);
+      }
+      const items = page.items.map((s) =>
+        presentSession(s, bySession.get(s.id) ?? [], cases, names.get(s.modelId) ?? null),
+      );
+      return ok(pageBody(items, page.total, q));
+    },
+  );
 
   app.get(
     '/simulations/sessions/:session_id',

@@ -90,7 +90,7 @@ export const CaseRecord = Type.Object(
   { title: 'Simulation case' },
 );
 
-const Paging = {
+export const Paging = {
   page_number: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 1, description: 'From 1.' }),
   page_size: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page.' }),
 };

@@ -16,6 +16,8 @@ import { nodes } from './013-nodes.ts';
 import { contacts } from './014-contacts.ts';
 import { numberDetails } from './015-number-details.ts';
 import { keylessChats } from './016-keyless-chats.ts';
+import { agentActionsByAction } from './017-agent-actions-by-action.ts';
+import { simulationLists } from './018-simulation-lists.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -37,6 +39,8 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '014-contacts': contacts(dialect),
     '015-number-details': numberDetails(dialect),
     '016-keyless-chats': keylessChats(dialect),
+    '017-agent-actions-by-action': agentActionsByAction(dialect),
+    '018-simulation-lists': simulationLists(dialect),
   };
 }
 
