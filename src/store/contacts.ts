@@ -6,6 +6,7 @@ import type { Transact } from './knowledge.ts';
 import type { Page } from './records.ts';
 import type { ContactTable } from './schema.ts';
 import { containsPattern } from './simulations.ts';
+import { newestFirstPage } from './paging.ts';
 
 // A workspace's contacts (`/v2/contacts`). The API normalizes numbers and checks emails before
 // they get here; this repository keeps the number in E.164, the name folded for search, and the
@@ -127,16 +128,7 @@ export function contactsRepo(db: Db, clock: Clock, dialect: DialectName, transac
         base = base.where(
           sql<boolean>`${sql.ref('name_folded')} like ${containsPattern(search.name)} escape '\\'`,
         );
-      const [rows, count] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('seq', 'desc')
-          .limit(options.pageSize)
-          .offset((options.pageNumber - 1) * options.pageSize)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toContact), total: Number(count.n) };
+      return newestFirstPage(base, options, toContact);
     },
 
     /** The updated contact, or null when the workspace has no such contact. */

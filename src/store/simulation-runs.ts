@@ -4,6 +4,7 @@ import type { Db } from './database.ts';
 import { fromJson, toJson } from './json.ts';
 import type { Page } from './records.ts';
 import type { SimulationSessionTable, SimulationTable } from './schema.ts';
+import { newestFirstPage } from './paging.ts';
 
 // Executions of simulation suites: a session per execute request and one simulation per case.
 // The session's counters change in the same transaction as the simulation they count. A
@@ -173,16 +174,7 @@ export function simulationRunsRepo(db: Db, clock: Clock, transact: Transact = (f
       options: SimulationSessionListOptions,
     ): Promise<Page<SimulationSession>> {
       const base = sessionsQuery(workspaceId, options);
-      const [rows, count] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('seq', 'desc')
-          .limit(options.pageSize)
-          .offset((options.pageNumber - 1) * options.pageSize)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toSession), total: Number(count.n) };
+      return newestFirstPage(base, options, toSession);
     },
 
     /** Sessions of the workspace by id (those that exist), in no particular order. */
@@ -228,16 +220,7 @@ export function simulationRunsRepo(db: Db, clock: Clock, transact: Transact = (f
           .where('model_id', '=', options.modelId);
         base = base.where('session_id', 'in', sessions);
       }
-      const [rows, count] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('seq', 'desc')
-          .limit(options.pageSize)
-          .offset((options.pageNumber - 1) * options.pageSize)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toRun), total: Number(count.n) };
+      return newestFirstPage(base, options, toRun);
     },
 
     /**

@@ -4,6 +4,7 @@ import type { Db, DialectName } from './database.ts';
 import { fromJson, toJson } from './json.ts';
 import type { Page } from './records.ts';
 import type { SimulationCaseTable, SimulationSuiteTable } from './schema.ts';
+import { newestFirstPage } from './paging.ts';
 
 // Simulation suites and cases (WIRE.md section 7). A suite is attached to one agent (`modelId`);
 // a case may belong to a suite. Deleting a suite deletes its cases with it (they were its
@@ -194,16 +195,7 @@ export function simulationsRepo(
       }
       if (options.startDate !== undefined) base = base.where('created_at', '>=', options.startDate);
       if (options.endDate !== undefined) base = base.where('created_at', '<=', options.endDate);
-      const [rows, count] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('seq', 'desc')
-          .limit(options.pageSize)
-          .offset((options.pageNumber - 1) * options.pageSize)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toSuite), total: Number(count.n) };
+      return newestFirstPage(base, options, toSuite);
     },
 
     /** Changes the given fields; null when the suite is absent. */
@@ -298,16 +290,7 @@ export function simulationsRepo(
       if (options.search) base = base.where(nameContains(options.search));
       if (options.type) base = base.where('type', '=', options.type);
       if (options.suiteId) base = base.where('suite_id', '=', options.suiteId);
-      const [rows, count] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('seq', 'desc')
-          .limit(options.pageSize)
-          .offset((options.pageNumber - 1) * options.pageSize)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toCase), total: Number(count.n) };
+      return newestFirstPage(base, options, toCase);
     },
 
     /** Changes the given fields (null clears suite and base agent); null when the case is absent. */

@@ -6,6 +6,7 @@ import { fromJson, toJson } from './json.ts';
 import type { Page } from './records.ts';
 import type { WebhookDeliveryTable, WebhookLogTable } from './schema.ts';
 import { containsPattern } from './simulations.ts';
+import { newestFirstPage } from './paging.ts';
 
 // The webhook outbox and its attempt log (WIRE.md section 9).
 //
@@ -510,16 +511,7 @@ export function webhooksRepo(
           )})`,
         );
       }
-      const [rows, count] = await Promise.all([
-        base
-          .selectAll()
-          .orderBy('seq', 'desc')
-          .limit(pageSize)
-          .offset((pageNumber - 1) * pageSize)
-          .execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toLog), total: Number(count.n) };
+      return newestFirstPage(base, { pageNumber, pageSize }, toLog);
     },
   };
 }
