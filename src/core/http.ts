@@ -33,6 +33,8 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /** The body as UTF-8 text, at most the cap's bytes. */
   body: string;
+  /** The same body as bytes (binary answers such as a PDF); set by the safe fetch. */
+  bytes?: Buffer;
   truncated: boolean;
   /** The URL that answered (after redirects). */
   url: string;
@@ -232,14 +234,17 @@ export function createSafeFetch(options: SafeFetchOptions = {}): HttpPort {
         for (const [key, value] of Object.entries(res.headers)) {
           if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
         }
-        const done = () =>
+        const done = () => {
+          const bytes = Buffer.concat(chunks);
           resolvePromise({
             status: res.statusCode ?? 0,
             headers,
-            body: Buffer.concat(chunks).toString('utf8'),
+            body: bytes.toString('utf8'),
+            bytes,
             truncated,
             url: url.toString(),
           });
+        };
         res.on('data', (chunk: Buffer) => {
           if (truncated) return;
           if (size + chunk.length > maxBytes) {
