@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../core/index.ts';
-import {
-  ActionRecorder,
-  createRealTimeBookingTools,
-  parseZonedIso,
-  toZonedIso,
-  zonedToMs,
-  type CalendarPort,
-  type TimeRange,
-} from './index.ts';
+import { createManualClock, parseZonedIso, toZonedIso, zonedToMs } from '../core/index.ts';
+import { ActionRecorder, createRealTimeBookingTools, type CalendarPort, type TimeRange } from './index.ts';
 
 const HOUR = 3_600_000;
 const at = (iso: string) => Date.parse(iso);

@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '../core/index.ts';
 import type { CalendarPort, TimeRange } from './ports.ts';
 import type { ActionRecorder } from './recorder.ts';
 import { sanitizeToolName, type ActionTool } from './types.ts';
-import { isValidTimeZone, parseZonedIso, toZonedIso, zonedToMs } from './zoned-time.ts';
+import { isValidTimeZone, parseZonedIso, toZonedIso, zonedToMs } from '../core/index.ts';
 
 // REAL_TIME_BOOKING (WIRE.md section 8) as two tools over a `CalendarPort`:
 // `<name>_availability` offers up to `max_time_slots` free slots that start at least

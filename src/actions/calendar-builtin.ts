@@ -1,5 +1,5 @@
 import type { Attendee, BookingResult, CalendarPort, TimeRange } from './ports.ts';
-import { isValidTimeZone, wallTime, zonedToMs } from './zoned-time.ts';
+import { isValidTimeZone, wallTime, zonedToMs } from '../core/index.ts';
 
 // The builtin calendar: an agent's weekly working hours and its bookings, kept by the store
 // (src/store/calendar.ts) and reached through the small `BuiltinCalendarRepo` port below (actions

@@ -88,7 +88,6 @@ export {
   type TransferMode,
   type TransferResult,
 } from './ports.ts';
-export { isValidTimeZone, parseZonedIso, toZonedIso, zonedToMs } from './zoned-time.ts';
 export {
   DEFAULT_BOOKING_DAYS,
   DEFAULT_BOOKING_MIN_HOURS,

@@ -2,7 +2,7 @@ import { systemClock, toIso, type Clock } from '../core/index.ts';
 import type { CallControlPort, TransferFailedReason, TransferMode } from './ports.ts';
 import type { ActionRecorder } from './recorder.ts';
 import { sanitizeToolName, type ActionTool } from './types.ts';
-import { isValidTimeZone, wallTime } from './zoned-time.ts';
+import { isValidTimeZone, wallTime } from '../core/index.ts';
 
 // LIVE_TRANSFER (WIRE.md section 8) as a tool over a `CallControlPort`. `initiating_msg` is said
 // before the transfer starts (through `say`, and exposed as `messageBefore`); `failed_msg` is the

@@ -12,7 +12,7 @@ export {
   type EndCallReason,
 } from './status.ts';
 export { CALL_FALLBACK_LINE, MAX_DURATION_LINE, converse, type ConverseResult } from './converse.ts';
-export { agentsUsed, callTimezone, postCallPayload, zonedIso } from './payload.ts';
+export { agentsUsed, callTimezone, postCallPayload } from './payload.ts';
 export { callQuality, type CallQuality } from './quality.ts';
 export {
   DEFAULT_CALL_SECONDS,

@@ -1,32 +1,10 @@
-import { toIso } from '../core/index.ts';
+import { toZonedIso } from '../core/index.ts';
 import { presentActions } from '../runtime/index.ts';
 import type { Call } from '../store/index.ts';
 
 // The post-call webhook payload, exactly the specification's Events part: `status`,
 // `error_message`, `lead`, `call`, `executed_actions`, `analysis`, `metadata`,
 // `collected_variables`, and `action_execution_timeline` only when the workspace turned it on.
-
-/** `start_time` with its UTC offset in the call's timezone ("2026-01-05T09:30:00-05:00"). */
-export function zonedIso(ms: number, timeZone: string): string {
-  try {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      timeZoneName: 'longOffset',
-    }).formatToParts(new Date(ms));
-    const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-    const offset = get('timeZoneName').replace('GMT', '') || '+00:00';
-    return `${get('year')}-${get('month')}-${get('day')}T${get('hour')}:${get('minute')}:${get('second')}${offset}`;
-  } catch {
-    return toIso(ms);
-  }
-}
 
 export function callTimezone(call: Call, agentTimezone: string | undefined): string {
   return call.leadTimezone || agentTimezone || 'UTC';
@@ -60,7 +38,8 @@ export function postCallPayload(call: Call, options: PayloadOptions): Record<str
       call_id: call.id,
       timezone,
       duration: call.durationSeconds ?? 0,
-      start_time: zonedIso(started, timezone),
+      // With the offset of the call's timezone: "2026-01-05T09:30:00-05:00".
+      start_time: toZonedIso(started, timezone),
       transcript: call.transcript,
       recording_sid: null,
       recording_url: '',

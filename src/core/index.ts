@@ -9,3 +9,4 @@ export * from './http.ts';
 export * from './coalesce.ts';
 export * from './group-commit.ts';
 export * from './variables.ts';
+export * from './time-zones.ts';

@@ -28,7 +28,7 @@ import {
   offsetTransitions,
   wallClockAt,
   weekdayOfDay,
-} from './wall-clock.ts';
+} from '../core/index.ts';
 
 export const WEEKDAYS = [
   'monday',

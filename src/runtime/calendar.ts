@@ -1,12 +1,11 @@
 import {
   createBuiltinCalendar,
-  isValidTimeZone,
   type BuiltinCalendarRepo,
   type CalendarPort,
   type WorkingHours,
 } from '../actions/index.ts';
 import { createCalcomCalendar } from '../providers/index.ts';
-import type { HttpPort } from '../core/index.ts';
+import { isValidTimeZone, type HttpPort } from '../core/index.ts';
 import type { Action, Repositories } from '../store/index.ts';
 
 // Which calendar a REAL_TIME_BOOKING action books into, from its `calendar` value:

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualClock } from '../core/index.ts';
-import { DAY_MS } from './analytics.ts';
+import { DAY_MS, createManualClock } from '../core/index.ts';
 import type { CallGroup, Store } from './index.ts';
 import { storeTargets } from './testing/index.ts';
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, DialectName } from './database.ts';
+import { DAY_MS } from '../core/index.ts';
 
 // Call analytics (`GET /v2/analytics`): counts, minutes and outcomes of a workspace's calls over a
 // range of `created_at`, computed by the database with GROUP BY. Every query reads the range and
@@ -11,8 +12,6 @@ import type { Db, DialectName } from './database.ts';
 // The JSON columns are read with each dialect's own operators: `analysis.user_sentiment` and
 // `analysis.goal` equal to JSON `true`, and the keys of `state.actions.executed_actions` (one key
 // per action that ran in the call).
-
-export const DAY_MS = 86_400_000;
 
 /** How many of the range's most recent calls the report lists. */
 export const RECENT_CALLS = 20;

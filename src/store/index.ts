@@ -105,7 +105,6 @@ export type {
   NewContact,
 } from './contacts.ts';
 export {
-  DAY_MS,
   RECENT_CALLS,
   type ActionGroup,
   type AgentGroup,

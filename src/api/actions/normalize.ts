@@ -1,9 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import { DEFAULT_EVAL_CATEGORY, isJsonBodyTemplate } from '../../actions/index.ts';
-import { invalidInput, normalizeE164 } from '../../core/index.ts';
+import { invalidInput, normalizeE164, isValidTimeZone } from '../../core/index.ts';
 import { parseCalendarRef } from '../../runtime/index.ts';
 import type { Action, ActionKind } from '../../store/index.ts';
-import { isTimeZone } from '../assistants/rules.ts';
 import {
   QUESTION_KINDS,
   type HumanAvailability,
@@ -105,7 +104,7 @@ function normalizeExtractor(given: Partial<InformationExtractorInput>, create: b
 
 function checkAvailability(availability: Static<typeof HumanAvailability>): void {
   const where = ['body', 'LIVE_TRANSFER', 'human_availability'];
-  if (!isTimeZone(availability.timezone)) {
+  if (!isValidTimeZone(availability.timezone)) {
     throw invalidInput(
       `body.LIVE_TRANSFER.human_availability.timezone "${availability.timezone}" is not an IANA time zone`,
       [...where, 'timezone'],
@@ -244,7 +243,7 @@ export function checkConfig(kind: ActionKind, c: Config): void {
       }
       return;
     case 'REAL_TIME_BOOKING': {
-      if (!isTimeZone(String(c.timezone))) {
+      if (!isValidTimeZone(String(c.timezone))) {
         throw invalidInput(
           `body.${kind}.timezone "${String(c.timezone)}" is not an IANA time zone`,
           loc('timezone'),

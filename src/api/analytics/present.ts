@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { toIso } from '../../core/index.ts';
-import { DAY_MS, type AnalyticsData, type CallGroup } from '../../store/index.ts';
+import { DAY_MS } from '../../core/index.ts';
+import type { AnalyticsData, CallGroup } from '../../store/index.ts';
 import { SERIES_REASONS, SERIES_STATUSES, type AnalyticsReport } from './schemas.ts';
 
 // The published report sections, folded from the store's grouped rows (a few per day and status,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ParleyError, invalidInput, type Clock } from '../../core/index.ts';
-import { DAY_MS, type Store } from '../../store/index.ts';
+import { DAY_MS, ParleyError, invalidInput, type Clock } from '../../core/index.ts';
+import type { Store } from '../../store/index.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import { buildReport } from './present.ts';
 import { AnalyticsQuery, AnalyticsReport, DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from './schemas.ts';

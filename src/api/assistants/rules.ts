@@ -1,4 +1,4 @@
-import { invalidInput, requireE164 } from '../../core/index.ts';
+import { invalidInput, isValidTimeZone, requireE164 } from '../../core/index.ts';
 import type { AgentSpec } from '../../store/index.ts';
 import { NOT_ACCEPTED_ON_UPDATE, type CreateAgentBody, type UpdateAgentBody } from './schemas.ts';
 
@@ -24,19 +24,10 @@ export function checkHttpUrl(value: string | undefined, loc: string[]): void {
   }
 }
 
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function checkAgentConfig(agent: Record<string, unknown> | undefined): void {
   if (!agent) return;
   const tz = agent.timezone;
-  if (typeof tz === 'string' && !isTimeZone(tz)) {
+  if (typeof tz === 'string' && !isValidTimeZone(tz)) {
     throw invalidInput(`body.agent.timezone "${tz}" is not an IANA time zone`, ['body', 'agent', 'timezone']);
   }
 }

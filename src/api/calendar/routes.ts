@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { invalidInput, notFound, systemClock, toIso, type Clock } from '../../core/index.ts';
+import { invalidInput, notFound, systemClock, toIso, type Clock, isValidTimeZone } from '../../core/index.ts';
 import type { CalendarWorkingHours, Store } from '../../store/index.ts';
-import { isTimeZone } from '../assistants/rules.ts';
 import { ok } from '../envelope.ts';
 import { NonEmptyString, StringEnum, errorResponses, okEnvelope } from '../schemas/common.ts';
 
@@ -121,7 +120,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock?: C
         }
         if (minutesOf(h.to) <= minutesOf(h.from))
           throw invalidInput(`body.working_hours[${i}].to must be after from`, loc('to'));
-        if (!isTimeZone(h.timezone))
+        if (!isValidTimeZone(h.timezone))
           throw invalidInput(
             `body.working_hours[${i}].timezone "${h.timezone}" is not an IANA time zone`,
             loc('timezone'),

@@ -1,5 +1,5 @@
-import { agentsUsed, callTimezone, zonedIso, type CallStatus } from '../../calls/index.ts';
-import { toIso } from '../../core/index.ts';
+import { agentsUsed, callTimezone, type CallStatus } from '../../calls/index.ts';
+import { toIso, toZonedIso } from '../../core/index.ts';
 import { presentActions } from '../../runtime/index.ts';
 import type { AgentSpec, Call } from '../../store/index.ts';
 
@@ -74,8 +74,8 @@ export function presentCall(call: Call, agentTimezone?: string) {
     prompt_variables: call.variables,
     transcript: call.transcript,
     duration: call.durationSeconds ?? 0,
-    start_time: started !== null ? zonedIso(started, timezone) : null,
-    end_time: call.endedAt !== null ? zonedIso(call.endedAt, timezone) : null,
+    start_time: started !== null ? toZonedIso(started, timezone) : null,
+    end_time: call.endedAt !== null ? toZonedIso(call.endedAt, timezone) : null,
     timezone,
     recording_url: null,
     ...presentActions(call.state),

@@ -1,8 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { CallService } from '../../calls/index.ts';
-import { invalidInput, isUuid, normalizeE164, notFound, toVariableMap } from '../../core/index.ts';
+import {
+  invalidInput,
+  isUuid,
+  normalizeE164,
+  notFound,
+  toVariableMap,
+  isValidTimeZone,
+} from '../../core/index.ts';
 import type { Agent, Store } from '../../store/index.ts';
-import { isTimeZone } from '../assistants/rules.ts';
 import { ok } from '../envelope.ts';
 import { agentTimezoneOf, listItem, presentCall } from './present.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
@@ -89,7 +95,7 @@ export const callRoutes: FastifyPluginAsyncTypebox<{ store: Store; calls: CallSe
           `body.from_phone_number: agent ${agent.id} has no attached number to call from (import one with POST /v2/custom-numbers and attach it)`,
           ['body', 'from_phone_number'],
         );
-      if (body.lead_timezone !== undefined && !isTimeZone(body.lead_timezone))
+      if (body.lead_timezone !== undefined && !isValidTimeZone(body.lead_timezone))
         throw invalidInput(`body.lead_timezone "${body.lead_timezone}" is not an IANA time zone`, [
           'body',
           'lead_timezone',

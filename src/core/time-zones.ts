@@ -1,6 +1,8 @@
-// Wall-clock time in IANA zones, with Intl only (no tz database of our own). The dialer's time
-// windows are defined on the wall clock of a zone, so everything here maps an instant (ms since
-// the epoch) to what a clock on the wall there shows, and finds where that mapping jumps (DST).
+// Wall-clock time in IANA zones, with Intl only (no tz database of our own): the one set of
+// time-zone helpers. Times are ms since the epoch inside; here they become what a clock on the
+// wall of a zone shows (the dialer's windows, bookings, transfer hours), ISO 8601 strings with the
+// zone's offset (what the model and the API see), and back; and the instants where that mapping
+// jumps (DST) are found.
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
@@ -31,6 +33,7 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/** Whether Intl knows the IANA zone (the empty string is none). */
 export function isValidTimeZone(timeZone: string): boolean {
   if (timeZone === '') return false;
   try {
@@ -122,4 +125,68 @@ function firstWithOffset(timeZone: string, lo: number, hi: number, before: numbe
     else hi = mid;
   }
   return hi;
+}
+
+export interface WallTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  /** 0 = Sunday. */
+  weekday: number;
+}
+
+/** The date and time a clock in the zone shows at `ms` (second precision). */
+export function wallTime(ms: number, timeZone: string): WallTime {
+  const local = new Date(localAsUtc(ms, timeZone));
+  return {
+    year: local.getUTCFullYear(),
+    month: local.getUTCMonth() + 1,
+    day: local.getUTCDate(),
+    hour: local.getUTCHours(),
+    minute: local.getUTCMinutes(),
+    second: local.getUTCSeconds(),
+    weekday: local.getUTCDay(),
+  };
+}
+
+/** The zone's offset from UTC at `ms`, in minutes (east positive). */
+export function offsetMinutes(ms: number, timeZone: string): number {
+  return Math.round(offsetMsAt(ms, timeZone) / MINUTE_MS);
+}
+
+/** The instant a wall-clock time in the zone denotes (in a gap: shifted forward). */
+export function zonedToMs(
+  wall: { year: number; month: number; day: number; hour: number; minute: number },
+  timeZone: string,
+): number {
+  const guess = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute);
+  let ms = guess - offsetMinutes(guess, timeZone) * MINUTE_MS;
+  ms = guess - offsetMinutes(ms, timeZone) * MINUTE_MS;
+  return ms;
+}
+
+const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
+
+/** e.g. `2026-01-05T09:00:00-05:00`; an unknown zone reads as UTC. */
+export function toZonedIso(ms: number, timeZone: string): string {
+  const zone = isValidTimeZone(timeZone) ? timeZone : 'UTC';
+  const w = wallTime(ms, zone);
+  const off = offsetMinutes(ms, zone);
+  const sign = off < 0 ? '-' : '+';
+  return (
+    `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}` +
+    `${sign}${pad(Math.trunc(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`
+  );
+}
+
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Parses an ISO time that carries an offset (or Z); null otherwise. */
+export function parseZonedIso(text: string): number | null {
+  if (!ISO_WITH_ZONE.test(text.trim())) return null;
+  const ms = Date.parse(text.trim());
+  return Number.isFinite(ms) ? ms : null;
 }

@@ -5,7 +5,7 @@ import {
   offsetTransitions,
   wallClockAt,
   weekdayOfDay,
-} from './wall-clock.ts';
+} from './time-zones.ts';
 
 const at = (iso: string) => Date.parse(iso);
 
