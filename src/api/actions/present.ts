@@ -1,6 +1,6 @@
 import { customActionForAttachment, placeholderNames, type CustomActionConfig } from '../../actions/index.ts';
 import { toIso } from '../../core/index.ts';
-import type { Action, ActionAgent, ActionKind, Attachment } from '../../store/index.ts';
+import type { Action, ActionAgent, ActionKind, Attachment, InputVariableMapping } from '../../store/index.ts';
 
 // How actions read on the wire, and what an agent read shows of its attached actions.
 
@@ -52,6 +52,22 @@ export function presentActionDetail(action: Action, agents: ActionAgent[] | null
   return { ...read, actions: [read] };
 }
 
+/** A mapping with every published field (null where not given), as stored and as read. */
+export function fullMapping(m: InputVariableMapping) {
+  return {
+    variable_name: m.variable_name,
+    source: m.source,
+    hardcoded_value: m.hardcoded_value ?? null,
+    llm_config: m.llm_config
+      ? {
+          description: m.llm_config.description ?? null,
+          example: m.llm_config.example ?? null,
+          required: m.llm_config.required ?? null,
+        }
+      : null,
+  };
+}
+
 function assistantsOf<V extends { values: unknown[] }>(inputVariables: V, agents: ActionAgent[]) {
   return {
     assistants: agents.map((a) => a.agentId),
@@ -61,18 +77,7 @@ function assistantsOf<V extends { values: unknown[] }>(inputVariables: V, agents
         model_id: agentId,
         attachment_type: attachment.attachmentType,
         trigger_condition: attachment.triggerCondition,
-        input_variables_mapping: attachment.inputVariablesMapping.map((m) => ({
-          variable_name: m.variable_name,
-          source: m.source,
-          hardcoded_value: m.hardcoded_value ?? null,
-          llm_config: m.llm_config
-            ? {
-                description: m.llm_config.description ?? null,
-                example: m.llm_config.example ?? null,
-                required: m.llm_config.required ?? null,
-              }
-            : null,
-        })),
+        input_variables_mapping: attachment.inputVariablesMapping.map(fullMapping),
       })),
     },
   };

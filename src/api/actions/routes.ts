@@ -14,7 +14,13 @@ import {
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import { checkConfig, kindBody, mergeConfig, nameOf, normalizeConfig } from './normalize.ts';
-import { ACTION_TYPES, presentAction, presentActionDetail, promptVariablesOf } from './present.ts';
+import {
+  ACTION_TYPES,
+  fullMapping,
+  presentAction,
+  presentActionDetail,
+  promptVariablesOf,
+} from './present.ts';
 import {
   ActionDetail,
   ActionIdParams,
@@ -148,18 +154,7 @@ function attachmentOf(item: AttachItem, i: number, action: Action): NewAttachmen
           'missing',
         );
       }
-      return {
-        variable_name: m.variable_name,
-        source: m.source,
-        hardcoded_value: m.hardcoded_value ?? null,
-        llm_config: m.llm_config
-          ? {
-              description: m.llm_config.description ?? null,
-              example: m.llm_config.example ?? null,
-              required: m.llm_config.required ?? null,
-            }
-          : null,
-      };
+      return fullMapping(m);
     });
   }
   return {
