@@ -10,3 +10,4 @@ export * from './coalesce.ts';
 export * from './group-commit.ts';
 export * from './variables.ts';
 export * from './time-zones.ts';
+export * from './async-queue.ts';

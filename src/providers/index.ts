@@ -1,4 +1,5 @@
 export * from './llm/types.ts';
+export * from './speech/types.ts';
 export { collectChat, type CollectedChat } from './llm/collect.ts';
 export * from './messaging/types.ts';
 export { createOpenAILLM, type OpenAILLMOptions } from './llm/openai.ts';

@@ -2,3 +2,13 @@
 export { createScriptedLLM, type ScriptedLLM, type ScriptedReply, type ScriptStep } from './scripted-llm.ts';
 export { runLLMContract, type LLMContractSubject, type LLMContractOptions } from './llm-contract.ts';
 export { runMessagingContract } from './messaging-contract.ts';
+export {
+  createDataSpeechReader,
+  createFakeSTT,
+  createFakeTTS,
+  createFakeVAD,
+  dataSpeechFrames,
+  type FakeSTTOptions,
+  type FakeTTSOptions,
+  type FakeVADOptions,
+} from './fake-speech.ts';
