@@ -79,8 +79,6 @@ export async function runCallsCase(ctx: CaseContext): Promise<void> {
       type: 'outbound',
       name: 'Solar',
       spec: {
-        type: 'outbound',
-        name: 'Solar',
         external_webhook_url: 'http://127.0.0.1:9/hook',
         agent: { prompt: PROMPT, greeting_message: GREETING },
       },

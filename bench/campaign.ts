@@ -189,7 +189,7 @@ async function rawIngest(dialect: Dialect, total: number): Promise<number> {
     const agent = await store.agents.create(workspace.id, {
       type: 'outbound',
       name: 'Campaign',
-      spec: { type: 'outbound', name: 'Campaign', agent: { prompt: 'p' } },
+      spec: { agent: { prompt: 'p' } },
     });
     const per = total / REQUESTS;
     let ms = 0;
@@ -398,8 +398,6 @@ export async function dialRun(
       type: 'outbound',
       name: 'Solar',
       spec: {
-        type: 'outbound',
-        name: 'Solar',
         agent: {
           prompt: 'You are Sam from SunCo. Ask if they own their home. Ask what time works best for them.',
           greeting_message: 'Hi {name}, this is Sam from SunCo.',

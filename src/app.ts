@@ -187,21 +187,22 @@ export function createEngine(options: EngineOptions): Engine {
     allowPrivateNetwork: options.allowPrivateNetwork,
     ...options.webhooks,
   });
-  // The sim's people run on the platform model: the configured LLM, or the builtin offline.
+  // The sim's people run on the platform model: the configured LLM, or the builtin offline. Each
+  // plays the lead of its call (name and variables from the call record).
   const person =
     (role: 'callee' | 'caller'): CalleeFactory =>
-    (context) => {
+    async (context) => {
       const { llm, model } = models.route(undefined, 'standard');
-      return createSimulatedPerson({
+      const call = await store.calls.getById(context.callId);
+      const name = call?.leadName || undefined;
+      const simulated = createSimulatedPerson({
         llm,
         ...(model ? { model } : {}),
         role,
-        persona: {
-          ...(context.lead?.name ? { name: context.lead.name } : {}),
-          ...(context.lead?.variables ? { variables: context.lead.variables } : {}),
-        },
+        persona: { ...(name ? { name } : {}), ...(call ? { variables: call.variables } : {}) },
         seed: context.callId,
       });
+      return Object.assign(simulated, name ? { name } : {});
     };
   const sim = createSimCarrier({
     clock,

@@ -6,8 +6,8 @@ import { createSimMessaging } from '../src/providers/index.ts';
 import type { MessagingDeps } from '../src/runtime/index.ts';
 import { silentLogger, systemClock, type Clock, type Plan } from '../src/core/index.ts';
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
-import { createScriptedLLM } from '../src/providers/testing/scripted-llm.ts';
-import type { RateLimitOptions } from '../src/api/rate-limit.ts';
+import { createScriptedLLM } from '../src/providers/testing/index.ts';
+import type { RateLimitOptions } from '../src/api/index.ts';
 import type { Store, StoreLimits } from '../src/store/index.ts';
 import { storeTargets, type StoreTarget } from '../src/store/testing/index.ts';
 
@@ -105,7 +105,6 @@ export async function createTestApi(
     ...(options.publicRateLimit ? { publicRateLimit: options.publicRateLimit } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),
     ...(options.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
-    ...(options.messaging ? { messaging: options.messaging } : {}),
     logger: silentLogger(),
     publicUrl: TEST_PUBLIC_URL,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,

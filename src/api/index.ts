@@ -2,3 +2,5 @@ export { buildApi, type ApiDeps } from './server.ts';
 export { createMetricsRegistry } from './metrics.ts';
 export { MISSING_AUTH, INVALID_KEY } from './auth.ts';
 export { WHATSAPP_WINDOW_MS } from './messaging/channels.ts';
+export { FALLBACK_LLM_FAILURE } from './chats/routes.ts';
+export type { RateLimitOptions } from './rate-limit.ts';

@@ -2,13 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import { createSafeFetch, systemClock, type Clock, type Logger } from '../core/index.ts';
-import { createSimMessaging, type ModelRouter } from '../providers/index.ts';
-import {
-  createConversationServices,
-  type ConversationServices,
-  type MessagingDeps,
-} from '../runtime/index.ts';
+import { systemClock, type Clock, type Logger } from '../core/index.ts';
+import type { ModelRouter } from '../providers/index.ts';
+import type { ConversationServices } from '../runtime/index.ts';
 import type { Store } from '../store/index.ts';
 import type { CallService } from '../calls/index.ts';
 import type { SimulationService } from '../simulation/index.ts';
@@ -48,18 +44,19 @@ export interface ApiDeps {
   clock?: Clock;
   /** How long an authenticated key is remembered (0: never); see auth.ts. */
   authCacheTtlMs?: number;
-  /** Which model answers an agent's conversations (chats). */
+  /** Which model generates simulation cases (conversations get theirs from `services`). */
   models: ModelRouter;
   /** Requests per client address on the keyless (public widget) chat routes; default 20/minute. */
   publicRateLimit?: RateLimitOptions;
   /** Client addresses from X-Forwarded-For (set only behind a trusted reverse proxy). */
   trustProxy?: boolean;
-  /** Text-message adapters for sms/whatsapp chats; default: a sim only (Twilio not configured). */
-  messaging?: MessagingDeps;
   /** Knowledge fetches and custom actions may call private addresses (PARLEY_ALLOW_PRIVATE_NETWORK). */
   allowPrivateNetwork?: boolean;
-  /** The conversation services shared with calls; default: built from the deps above. */
-  services?: ConversationServices;
+  /**
+   * The conversation services shared with calls (runtime, safe fetch, messaging hub, replies).
+   * Built by the composition root (src/app.ts): the API chooses no implementation itself.
+   */
+  services: ConversationServices;
   /** Calls (POST /calls, GET /calls, the sim's inbound calls); absent: those routes are not served. */
   calls?: CallService;
   /** Suite execution (POST /simulation_suites/{id}/execute and the results); absent: not served. */
@@ -136,15 +133,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       const auth = createAuthenticator(deps.store, clock, deps.authCacheTtlMs);
       const publicLimiter = createRateLimiter(deps.publicRateLimit ?? DEFAULT_PUBLIC_RATE_LIMIT, clock);
       v2.addHook('onRequest', authenticate(auth, { onPublic: (request) => publicLimiter.take(request.ip) }));
-      const services =
-        deps.services ??
-        createConversationServices({
-          repos: deps.store,
-          models: deps.models,
-          clock,
-          http: createSafeFetch({ allowPrivateNetwork: deps.allowPrivateNetwork ?? false }),
-          messaging: deps.messaging ?? { sim: createSimMessaging({ clock }) },
-        });
+      const services = deps.services;
       await v2.register(assistantRoutes, { store: deps.store });
       await v2.register(numberRoutes, { store: deps.store });
       await v2.register(actionRoutes, { store: deps.store, http: services.http });

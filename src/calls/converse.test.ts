@@ -32,7 +32,7 @@ describe('converse', () => {
   it('the person says goodbye: completed, human_goodbye, both sides in the transcript', async () => {
     const { leg, clock } = await dialed(['Hi, who is this?', { text: 'Not interested, bye.', hangUp: true }]);
     const s = session([{ text: 'It is Parley about your order.' }], clock);
-    const result = await converse({ leg, answeredBy: 'human', session: s, clock });
+    const result = await converse({ leg, session: s, clock });
     expect(result).toEqual({
       status: 'completed',
       endCallReason: 'human_goodbye',
@@ -58,7 +58,7 @@ describe('converse', () => {
       ],
       clock,
     );
-    const result = await converse({ leg, answeredBy: 'human', session: s, clock });
+    const result = await converse({ leg, session: s, clock });
     expect(result).toMatchObject({
       status: 'completed',
       endCallReason: 'custom_end_call',
@@ -80,7 +80,7 @@ describe('converse', () => {
       ],
       clock,
     );
-    const result = await converse({ leg, answeredBy: 'human', session: s, clock });
+    const result = await converse({ leg, session: s, clock });
     expect(result.status).toBe('completed');
     expect(s.transcript()).toContain(`bot: ${CALL_FALLBACK_LINE}`);
   });
@@ -90,7 +90,6 @@ describe('converse', () => {
     const s = session([{ text: 'Sure, here is more.' }], clock);
     const done = converse({
       leg,
-      answeredBy: 'human',
       session: s,
       clock,
       maxDuration: { is_enabled: true, duration_seconds: 30 },
@@ -109,7 +108,6 @@ describe('converse', () => {
     const controller = new AbortController();
     const done = converse({
       leg,
-      answeredBy: 'human',
       session: session([{ text: 'Yes.' }], clock),
       clock,
       signal: controller.signal,

@@ -1,11 +1,12 @@
 import type { Clock } from '../core/index.ts';
 import type { ConversationSession, Ending } from '../conversation/index.ts';
 import { LLMError } from '../providers/index.ts';
-import type { AnsweredBy, CallLeg } from '../telephony/index.ts';
+import type { CallLeg, TextLeg } from '../telephony/index.ts';
 import type { CallStatus, EndCallReason } from './status.ts';
 
-// A connected call in text mode: the agent's conversation session talks with the far end of a
-// carrier leg until one side ends it, the maximum duration passes, or the call is canceled.
+// A connected call in text mode (the sim's fast path): the agent's conversation session talks
+// with the far end of a text leg until one side ends it, the maximum duration passes, or the call
+// is canceled. Audio legs run the voice session instead.
 // Voicemail: an answering machine gets the agent's voicemail message when one is enabled (then
 // `left_voicemail`), else the call hangs up (`hangup_on_voicemail`).
 
@@ -17,8 +18,7 @@ export interface VoicemailSettings {
 }
 
 export interface ConverseOptions {
-  leg: CallLeg;
-  answeredBy: AnsweredBy;
+  leg: CallLeg & { text: TextLeg };
   session: ConversationSession;
   clock: Clock;
   /** Seconds from answer; absent or disabled: no limit. */
@@ -88,20 +88,21 @@ async function talk(
   timedOut: () => boolean,
 ): Promise<ConverseResult> {
   const { leg, session } = options;
+  const text = leg.text;
   // Set once the far end is gone: its last words ("bye") get no answer nobody would hear.
   let hungUp = false;
   void leg.ended.then(() => {
     hungUp = true;
   });
 
-  if (options.answeredBy === 'machine') {
-    const greeting = await leg.listen(signal);
+  if (text.answeredBy === 'machine') {
+    const greeting = await text.listen(signal);
     if (greeting) await session.hear(greeting);
     const vm = options.voicemail;
     const message = vm?.enabled ? (vm.mode === 'prompt' ? vm.prompt : vm.exact_message)?.trim() : '';
     if (message) {
       await session.speak(message);
-      await leg.say(message);
+      await text.say(message);
       return done('left_voicemail', 'voicemail_message_left');
     }
     return done('hangup_on_voicemail', 'voicemail');
@@ -115,13 +116,13 @@ async function talk(
 
   try {
     const opening = await session.start({ signal });
-    if (opening.reply) await leg.say(opening.reply);
+    if (opening.reply) await text.say(opening.reply);
     for (;;) {
       const stopped = ended();
-      if (stopped) return await closeForTime(stopped, session, leg);
-      const heard = await leg.listen(signal);
+      if (stopped) return await closeForTime(stopped, session, text);
+      const heard = await text.listen(signal);
       const afterListen = ended();
-      if (afterListen) return await closeForTime(afterListen, session, leg);
+      if (afterListen) return await closeForTime(afterListen, session, text);
       if (heard === null) {
         session.end({ kind: 'human_goodbye' });
         return done('completed', session.userTurns === 0 ? 'human_pick_up_cut_off' : 'human_goodbye');
@@ -140,20 +141,20 @@ async function talk(
         await session.recordExchange(heard, CALL_FALLBACK_LINE);
         reply = CALL_FALLBACK_LINE;
       }
-      if (reply) await leg.say(reply);
+      if (reply) await text.say(reply);
       if (session.ended) return done('completed', 'undefined', fromEnding(session.ended));
     }
   } catch (err) {
     const stopped = ended();
-    if (stopped) return await closeForTime(stopped, session, leg);
+    if (stopped) return await closeForTime(stopped, session, text);
     return done('failed', 'undefined', { errorMessage: err instanceof Error ? err.message : String(err) });
   }
 }
 
-async function closeForTime(result: ConverseResult, session: ConversationSession, leg: CallLeg) {
+async function closeForTime(result: ConverseResult, session: ConversationSession, text: TextLeg) {
   if (result.endCallReason === 'max_duration') {
     await session.speak(MAX_DURATION_LINE);
-    await leg.say(MAX_DURATION_LINE);
+    await text.say(MAX_DURATION_LINE);
     session.end({ kind: 'agent_goodbye' });
   }
   return result;

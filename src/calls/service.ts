@@ -9,8 +9,8 @@ import {
 } from '../runtime/index.ts';
 import { routeInboundCall } from '../webhooks/index.ts';
 import type { Action, Agent, Call, CallPatch, NewCall, Store, Workspace } from '../store/index.ts';
-import type { AnsweredBy, CallLeg, Carrier, DialOutcome } from '../telephony/index.ts';
-import { converse, type ConverseResult, type VoicemailSettings } from './converse.ts';
+import type { CallLeg, Carrier, DialOutcome } from '../telephony/index.ts';
+import { converse, type ConverseResult } from './converse.ts';
 import { createSlotReleaser } from './releases.ts';
 import { createCallWriter } from './writer.ts';
 import { callTimezone } from './payload.ts';
@@ -126,7 +126,7 @@ const variablesOfLead = (input: PlaceCallInput) => ({
 
 /** The stored call for a placement (the dialer creates it inside its own transaction). */
 export function newCallOf(input: PlaceCallInput & { id?: string }): NewCall {
-  const agentSpec = input.agent.spec as { external_webhook_url?: string };
+  const agentSpec = input.agent.spec;
   return {
     ...(input.id ? { id: input.id } : {}),
     agentId: input.agent.id,
@@ -319,7 +319,6 @@ export function createCallService(options: CallServiceOptions): CallService {
         callId: call.id,
         from: call.phoneFrom,
         to: call.phoneTo,
-        lead: { name: call.leadName, variables: call.variables },
         signal,
       });
     } catch (err) {
@@ -352,7 +351,7 @@ export function createCallService(options: CallServiceOptions): CallService {
       await outcome.leg.hangup();
       return; // moved elsewhere (canceled); nothing more to do here
     }
-    await talkAndFinish(workspace, answered, agent, conversation, outcome.leg, outcome.answeredBy, signal);
+    await talkAndFinish(workspace, answered, agent, conversation, outcome.leg, signal);
   }
 
   /** A connected call: the conversation, the after-the-end work, the analysis, the last move. */
@@ -362,18 +361,15 @@ export function createCallService(options: CallServiceOptions): CallService {
     agent: Agent,
     conversation: Conversation,
     leg: CallLeg,
-    answeredBy: AnsweredBy,
     signal: AbortSignal,
   ): Promise<void> {
-    const spec = agent.spec as {
-      agent?: { timezone?: string };
-      max_duration?: { duration_seconds?: number; is_enabled?: boolean };
-      voicemail_message?: VoicemailSettings;
-    };
+    const spec = agent.spec;
     const answeredAt = call.answeredAt ?? clock.now();
+    const text = leg.text;
+    if (!text) throw new Error('audio legs need the voice session');
+    const answeredBy = text.answeredBy;
     const result: ConverseResult = await converse({
-      leg,
-      answeredBy,
+      leg: { ...leg, text },
       session: conversation.session,
       clock,
       ...(spec.max_duration ? { maxDuration: spec.max_duration } : {}),
@@ -396,7 +392,7 @@ export function createCallService(options: CallServiceOptions): CallService {
       const session = conversation.session;
       const analysis = await analyzeConversation(
         {
-          agent: (spec.agent ?? {}) as Parameters<typeof analyzeConversation>[0]['agent'],
+          agent: spec.agent ?? {},
           turns: session.turns,
           endCallReason: result.endCallReason,
           customEndCallReason: result.customEndCallReason,
@@ -545,8 +541,7 @@ export function createCallService(options: CallServiceOptions): CallService {
       typeof call.settings.default_agent === 'string' ? call.settings.default_agent : null;
     let variables: Record<string, string | number | boolean> = {};
     let metadata: Record<string, unknown> = {};
-    const hookUrl = (agent?.spec as { inbound_call_webhook_url?: string } | undefined)
-      ?.inbound_call_webhook_url;
+    const hookUrl = agent?.spec.inbound_call_webhook_url;
     if (agent && hookUrl && options.inboundWebhook) {
       const decision = await routeInboundCall(
         {
@@ -644,17 +639,9 @@ export function createCallService(options: CallServiceOptions): CallService {
       });
       return;
     }
-    const leg = carrier.incoming({ callId: call.id, from: call.phoneFrom, to: call.phoneTo });
+    const leg = await carrier.incoming({ callId: call.id, from: call.phoneFrom, to: call.phoneTo });
     await store.calls.update(workspace.id, call.id, ['in-progress'], { callSid: leg.sid });
-    await talkAndFinish(
-      workspace,
-      { ...current, callSid: leg.sid },
-      agent,
-      conversation,
-      leg,
-      'human',
-      signal,
-    );
+    await talkAndFinish(workspace, { ...current, callSid: leg.sid }, agent, conversation, leg, signal);
   }
 
   /** Calls `owner` was running when it stopped: their outcome is unknown, so they fail. */

@@ -11,3 +11,6 @@ export * from './group-commit.ts';
 export * from './variables.ts';
 export * from './time-zones.ts';
 export * from './async-queue.ts';
+export * from './schema-types.ts';
+export * from './agent-spec.ts';
+export * from './keep-valid.ts';

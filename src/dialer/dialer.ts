@@ -229,7 +229,7 @@ export function createDialer(options: DialerOptions): Dialer {
     for (const batch of due) {
       const agent = agents.get(batch.agentId);
       if (!agent) continue;
-      const agentZone = ((agent.spec.agent ?? {}) as { timezone?: string }).timezone ?? 'UTC';
+      const agentZone = agent.spec.agent?.timezone ?? 'UTC';
       const window = batch.callTimeWindow as CallTimeWindow | null;
       if (window && !isOpen(window, now, agentZone)) continue;
       // This batch may bring the workspace's calls up to max - reserved, no further. Standby
@@ -357,7 +357,7 @@ export function createDialer(options: DialerOptions): Dialer {
       const window = batch.callTimeWindow as CallTimeWindow | null;
       if (window?.enable) {
         const agent = await store.agents.get(batch.workspaceId, batch.agentId);
-        const zone = ((agent?.spec.agent ?? {}) as { timezone?: string }).timezone ?? 'UTC';
+        const zone = agent?.spec.agent?.timezone ?? 'UTC';
         const opens = nextOpening(window, now, zone);
         if (opens !== null && opens > now) due = Math.min(due, opens);
       }

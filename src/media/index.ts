@@ -8,3 +8,4 @@ export {
   type SampleRate,
 } from './frame.ts';
 export type { LegEndReason, MediaLeg, MediaReceiver } from './leg.ts';
+export { createDataSpeechReader, dataSpeechFrames, type DataSpeechReader } from './data-speech.ts';

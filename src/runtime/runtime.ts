@@ -119,9 +119,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   async function open(setup: ConversationSetup): Promise<Conversation> {
     const { actions: made, effects } = await actions(setup);
     if (!setup.stored) await runPreCallActions(made, http);
-    const config = { ...(setup.agent.spec.agent ?? {}), ...setup.overrides } as AgentConversationConfig & {
-      llm?: string;
-    };
+    const config = { ...setup.agent.spec.agent, ...setup.overrides };
     const model = models.route(config.llm, setup.workspace.plan);
     const session = new ConversationSession(
       {

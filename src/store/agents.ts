@@ -1,11 +1,30 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Selectable } from 'kysely';
-import { newId, type Clock } from '../core/index.ts';
+import { StoredAgentSpec, keepValid, newId, type AgentSpec, type Clock } from '../core/index.ts';
 import type { Db } from './database.ts';
 import { fromJson, toJson } from './json.ts';
 import { precompiled } from './precompiled.ts';
 import { bumpAgentsVersion } from './workspaces.ts';
-import type { Agent, AgentSpec, Page } from './records.ts';
+import type { Agent, Page } from './records.ts';
 import type { AgentTable } from './schema.ts';
+
+const storedSpec = TypeCompiler.Compile(StoredAgentSpec);
+
+/**
+ * The spec column as a typed AgentSpec, parsed once here so nothing downstream casts it. A spec
+ * that fails the check (written before a field was tightened, or by hand) keeps its valid fields;
+ * a read never fails because of it.
+ */
+export function parseAgentSpec(column: unknown): AgentSpec {
+  let value: unknown;
+  try {
+    value = fromJson<unknown>(column);
+  } catch {
+    return {};
+  }
+  if (storedSpec.Check(value)) return value;
+  return keepValid(StoredAgentSpec, value) ?? {};
+}
 
 function toAgent(row: Selectable<AgentTable>): Agent {
   return {
@@ -13,7 +32,7 @@ function toAgent(row: Selectable<AgentTable>): Agent {
     workspaceId: row.workspace_id,
     type: row.type,
     name: row.name,
-    spec: fromJson<AgentSpec>(row.spec) ?? {},
+    spec: parseAgentSpec(row.spec),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -400,6 +400,12 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       return row ? toCall(row) : null;
     },
 
+    /** A call by id alone, for the simulated carrier's far end (who it is playing). */
+    async getById(id: string): Promise<Call | null> {
+      const row = await db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toCall(row) : null;
+    },
+
     async list(workspaceId: string, f: CallFilters): Promise<{ calls: Call[]; total: number }> {
       let q = db.selectFrom('calls').where('workspace_id', '=', workspaceId);
       if (f.agentId !== undefined) q = q.where('agent_id', '=', f.agentId);

@@ -1,4 +1,4 @@
-import type { Plan } from '../core/index.ts';
+import type { AgentSpec, Plan } from '../core/index.ts';
 
 // What repositories return: plain objects with camelCase fields, times in ms.
 
@@ -29,8 +29,8 @@ export interface ApiKey {
   createdAt: number;
 }
 
-/** The agent's fields other than type and name, exactly as accepted by the API. */
-export type AgentSpec = Record<string, unknown>;
+/** The agent's fields other than type and name, as accepted by the API (src/core/agent-spec.ts). */
+export type { AgentSpec };
 
 export interface Agent {
   id: string;

@@ -22,6 +22,9 @@ import { storeTargets, TEST_DATABASE_URL } from './testing/index.ts';
 // The store contract: every repository behaves the same on every dialect. Each test gets a fresh,
 // migrated, empty store driven by a manual clock, so times are exact and nothing sleeps.
 
+/** A spec with keys the agent schema does not name (the store keeps them), typed as one. */
+const withExtras = (spec: object) => spec as AgentSpec;
+
 const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const API_KEY = /^pk_[A-Za-z0-9_-]{43}$/;
 
@@ -521,7 +524,7 @@ for (const target of storeTargets()) {
     });
 
     describe('agents', () => {
-      const spec: AgentSpec = { agent: { voice_id: 'v1', prompt: 'Hi' }, language: 'en' };
+      const spec: AgentSpec = { agent: { voice_id: 'v1', prompt: 'Hi', language: 'en' }, is_recording: true };
 
       it('creates and gets an agent', async () => {
         const w = await workspace();
@@ -580,10 +583,10 @@ for (const target of storeTargets()) {
         const agent = await store.agents.create(w.id, {
           type: 'voice',
           name: 'old',
-          spec: { a: 1, nested: { keep: true } },
+          spec: withExtras({ a: 1, nested: { keep: true } }),
         });
         clock.advance(60_000);
-        const nextSpec = { b: [1, 2], nested: { other: 'x' } };
+        const nextSpec = withExtras({ b: [1, 2], nested: { other: 'x' } });
         const updated = await store.agents.update(w.id, agent.id, { name: 'new', spec: nextSpec });
         const expected = {
           ...agent,
@@ -605,7 +608,7 @@ for (const target of storeTargets()) {
 
       it('round-trips a JSON spec exactly', async () => {
         const w = await workspace();
-        const rich: AgentSpec = {
+        const rich = withExtras({
           agent: {
             prompt: 'Say "hello" \\ then\nnewline\ttab',
             greeting: 'Grüß Gott — こんにちは — مرحبا — 👋🏽 — e\u0301 — 𝄞',
@@ -628,7 +631,7 @@ for (const target of storeTargets()) {
           empty: { object: {}, array: [], string: '' },
           'key with spaces & ünïcode 🔑': 'value',
           '': 'empty key',
-        };
+        });
         const created = await store.agents.create(w.id, {
           type: 'voice',
           name: 'Ünïcödé 名前 🤖',
@@ -639,7 +642,7 @@ for (const target of storeTargets()) {
         const read = await store.agents.get(w.id, created.id);
         expect(read?.spec).toEqual(rich);
         expect(read?.name).toBe('Ünïcödé 名前 🤖');
-        const numbers = read?.spec.numbers as Record<string, number>;
+        const numbers = (read?.spec as { numbers: Record<string, number> }).numbers;
         expect(Object.is(numbers.third, 1 / 3)).toBe(true);
         expect(Object.is(numbers.maxValue, Number.MAX_VALUE)).toBe(true);
         expect(Object.is(numbers.minValue, Number.MIN_VALUE)).toBe(true);
@@ -647,6 +650,28 @@ for (const target of storeTargets()) {
         const updated = await store.agents.update(w.id, created.id, { name: 'x', spec: rich });
         expect(updated?.spec).toEqual(rich);
         expect((await store.agents.list(w.id, 1, 0)).items[0]?.spec).toEqual(rich);
+      });
+
+      it('reads a spec that fails the agent schema back with only its valid fields', async () => {
+        const w = await workspace();
+        // Written before a field was tightened (the API would refuse these values today).
+        const stale = withExtras({
+          description: 'Front desk',
+          is_recording: 'yes',
+          voicemail_message: { enabled: true, mode: 'sing', exact_message: 'Call back.' },
+          agent: { prompt: 'Hi', interruption_fade_out: 500, timezone: 7, vendor_setting: [1] },
+          vendor_field: { kept: true },
+        });
+        const repaired = {
+          description: 'Front desk',
+          voicemail_message: { enabled: true, exact_message: 'Call back.' },
+          agent: { prompt: 'Hi', vendor_setting: [1] },
+          vendor_field: { kept: true },
+        };
+        const created = await store.agents.create(w.id, { type: 'voice', name: 'a', spec: stale });
+        expect(created.spec).toEqual(repaired);
+        expect((await store.agents.get(w.id, created.id))?.spec).toEqual(repaired);
+        expect((await store.agents.list(w.id, 1, 0)).items[0]?.spec).toEqual(repaired);
       });
 
       it('delete removes the agent and its number attachments', async () => {
@@ -1568,7 +1593,7 @@ for (const target of storeTargets()) {
         const number = await store.phoneNumbers.create(ws.id, { number: '+14155550100', provider: 'sim' });
         // Importing a number changes no agent.
         expect(await v()).toBe(seen.at(-1));
-        await step(() => store.agents.update(ws.id, agent.id, { name: 'b', spec: { x: 1 } }));
+        await step(() => store.agents.update(ws.id, agent.id, { name: 'b', spec: { description: 'x' } }));
         await step(() => store.phoneNumbers.attach(ws.id, agent.id, [number!.id]));
         await step(() => store.phoneNumbers.detach(ws.id, agent.id, number!.id));
         await step(() => store.phoneNumbers.delete(ws.id, number!.slug));

@@ -1,40 +1,39 @@
-// The carrier seam (DESIGN.md sections 1 and 4). A carrier places and receives calls and gives
-// each connected call a leg: what the far end says arrives as utterances, what the agent says is
-// sent with `say`. This issue runs legs in text mode (turns as text); the voice issue adds audio
-// legs on the same shape. Carriers know nothing of agents: the simulated carrier's far end is a
-// `Callee` that the composition root builds (src/app.ts), e.g. from the conversation module's
-// simulated person.
+import type { LegEndReason, MediaLeg } from '../media/index.ts';
 
-export type LegEndReason =
-  /** The far end hung up. */
-  | 'remote_hangup'
-  /** We hung up (`hangup()`). */
-  | 'local_hangup'
-  /** The carrier dropped the call. */
-  | 'carrier_failure';
+// The carrier seam (DESIGN.md sections 1, 4 and 5). A carrier places and receives calls and gives
+// each connected call a leg: a media leg (src/media/leg.ts) whose audio the voice session hears
+// and speaks into. Who answered (a person or a machine) is not the carrier's to say: the voice
+// session decides it from the audio. Carriers know nothing of agents or speech providers.
 
-/** A connected call, in text mode. */
-export interface CallLeg {
-  /** The carrier's id for the call (`call_sid` in records). */
-  readonly sid: string;
+export type { LegEndReason };
+
+/**
+ * Turns as text instead of audio: the simulated carrier's fast path for load tests of what
+ * surrounds calls (dialer, slots, webhooks). A leg in text mode carries no frames.
+ */
+export interface TextLeg {
   /**
-   * The far end's next utterance; null once the leg has ended (no more will come). Utterances
-   * are queued: one said while nobody listens is returned by the next call.
+   * The far end's next utterance; null once the leg has ended (no more will come). Utterances are
+   * queued: one said while nobody listens is returned by the next call.
    */
   listen(signal?: AbortSignal): Promise<string | null>;
   /** Sends what the agent says. Ignored once the leg has ended. */
   say(text: string): Promise<void>;
-  /** Ends the call from our side; idempotent. */
-  hangup(): Promise<void>;
-  /** Resolves when the leg ends, with why. */
-  readonly ended: Promise<LegEndReason>;
+  /**
+   * Who answered. Text carries no audio to detect a machine from, so on this fast path the sim
+   * says it; on audio legs the voice session decides from what it hears.
+   */
+  readonly answeredBy: 'human' | 'machine';
 }
 
-/** What answered: a person, or an answering machine (voicemail greeting then a beep). */
-export type AnsweredBy = 'human' | 'machine';
+/** A connected call. */
+export interface CallLeg extends MediaLeg {
+  /** Set when the leg carries text turns instead of audio. */
+  readonly text?: TextLeg;
+}
 
 export type DialOutcome =
-  | { kind: 'answered'; answeredBy: AnsweredBy; leg: CallLeg; answeredAt: number }
+  | { kind: 'answered'; leg: CallLeg; answeredAt: number }
   | { kind: 'no-answer' }
   | { kind: 'busy' }
   | { kind: 'failed'; reason: string };
@@ -46,8 +45,6 @@ export interface DialRequest {
   from: string;
   /** E.164 number dialed. */
   to: string;
-  /** Who we expect to reach, for simulated far ends. */
-  lead?: { name?: string; variables?: Record<string, string | number | boolean> };
   /** Called once the far end rings. */
   onRinging?: () => void;
   /** Aborting before answer cancels the attempt (the dial resolves `failed`, reason `canceled`). */
@@ -60,41 +57,12 @@ export interface IncomingRequest {
   from: string;
   /** Our number that was called (E.164). */
   to: string;
-  lead?: DialRequest['lead'];
 }
 
 export interface Carrier {
   /** `sim`, `sip`, `twilio`...: the provider name numbers are imported with. */
   readonly name: string;
   dial(request: DialRequest): Promise<DialOutcome>;
-  /**
-   * Answers a call that arrived for one of our numbers (carriers whose calls arrive by other
-   * means, such as a SIP INVITE, hand them over as legs the same way).
-   */
-  incoming?(request: IncomingRequest): CallLeg;
+  /** Answers a call that arrived for one of our numbers. */
+  incoming?(request: IncomingRequest): CallLeg | Promise<CallLeg>;
 }
-
-// ---- The simulated far end ------------------------------------------------------------------
-
-/** What a simulated callee says next; `hangUp` ends the call after saying it (text may be ''). */
-export interface CalleeTurn {
-  text: string;
-  hangUp: boolean;
-}
-
-/** A simulated person at the far end of a `sim` call. */
-export interface Callee {
-  /** The first words on answering (before the agent speaks); '' to wait silently. */
-  opening(): Promise<string>;
-  /** The answer to what the agent just said. */
-  reply(agentSaid: string, signal?: AbortSignal): Promise<CalleeTurn>;
-}
-
-export interface CalleeContext {
-  callId: string;
-  to: string;
-  from: string;
-  lead?: DialRequest['lead'];
-}
-
-export type CalleeFactory = (context: CalleeContext) => Callee;

@@ -216,6 +216,11 @@ forEachStore('agents API', (target) => {
             { reason: 'caller says bye', closing_message_mode: 'static', closing_message: 'Bye!' },
             { reason: 'wrong number', closing_message_mode: 'none' },
           ],
+          interruption_fade_out: 10,
+          initial_pause_seconds: 2,
+          ring_pause_seconds: 3,
+          background_noise: { enabled: true, type: 'cafe', volume: 35 },
+          synthesizer_filter_words: ['um', 'uh'],
         },
       };
       const res = await create(payload);
@@ -327,6 +332,66 @@ forEachStore('agents API', (target) => {
         { voicemail_message: { mode: 'sing' } },
         ['body', 'voicemail_message', 'mode'],
       ],
+      [
+        'interruption_fade_out over 50 frames',
+        { agent: { interruption_fade_out: 51 } },
+        ['body', 'agent', 'interruption_fade_out'],
+      ],
+      [
+        'fractional interruption_fade_out',
+        { agent: { interruption_fade_out: 2.5 } },
+        ['body', 'agent', 'interruption_fade_out'],
+      ],
+      [
+        'negative initial_pause_seconds',
+        { agent: { initial_pause_seconds: -1 } },
+        ['body', 'agent', 'initial_pause_seconds'],
+      ],
+      [
+        'initial_pause_seconds over a minute',
+        { agent: { initial_pause_seconds: 61 } },
+        ['body', 'agent', 'initial_pause_seconds'],
+      ],
+      [
+        'ring_pause_seconds as a string',
+        { agent: { ring_pause_seconds: '2' } },
+        ['body', 'agent', 'ring_pause_seconds'],
+      ],
+      [
+        'ring_pause_seconds over a minute',
+        { agent: { ring_pause_seconds: 61 } },
+        ['body', 'agent', 'ring_pause_seconds'],
+      ],
+      [
+        'unknown background_noise type',
+        { agent: { background_noise: { enabled: true, type: 'street', volume: 10 } } },
+        ['body', 'agent', 'background_noise', 'type'],
+      ],
+      [
+        'background_noise volume over 100',
+        { agent: { background_noise: { enabled: true, type: 'office', volume: 101 } } },
+        ['body', 'agent', 'background_noise', 'volume'],
+      ],
+      [
+        'background_noise enabled as a string',
+        { agent: { background_noise: { enabled: 'yes' } } },
+        ['body', 'agent', 'background_noise', 'enabled'],
+      ],
+      [
+        'background_noise as a boolean',
+        { agent: { background_noise: true } },
+        ['body', 'agent', 'background_noise'],
+      ],
+      [
+        'synthesizer_filter_words with a number',
+        { agent: { synthesizer_filter_words: ['um', 1] } },
+        ['body', 'agent', 'synthesizer_filter_words', 1],
+      ],
+      [
+        'synthesizer_filter_words as a string',
+        { agent: { synthesizer_filter_words: 'um' } },
+        ['body', 'agent', 'synthesizer_filter_words'],
+      ],
     ])('refuses %s', async (_label, overrides, loc) => {
       const before = await t.call({ method: 'GET', url: '/v2/assistants?limit=1' });
       const res = await create(agentBody(overrides));
@@ -352,6 +417,22 @@ forEachStore('agents API', (target) => {
     it('lists the allowed values of an enum', async () => {
       const d = expectFieldError(await create(agentBody({ type: 'robot' })), ['body', 'type']);
       for (const v of ['outbound', 'inbound', 'widget', 'chat']) expect(d.description).toContain(v);
+    });
+
+    it('accepts the edge values of the voice settings', async () => {
+      for (const edge of [0, 1] as const) {
+        const agent = {
+          prompt: 'p',
+          interruption_fade_out: edge * 50,
+          initial_pause_seconds: edge * 60,
+          ring_pause_seconds: edge * 60,
+          background_noise: { enabled: edge === 1, type: edge ? 'office' : 'cafe', volume: edge * 100 },
+          synthesizer_filter_words: edge ? ['um'] : [],
+        };
+        const res = await create(agentBody({ agent }));
+        expect(res.statusCode, res.body).toBe(200);
+        expect((await getAgent(res.json().response.model_id as string)).agent).toMatchObject(agent);
+      }
     });
 
     it('accepts the edge values of duration_seconds and every agent type', async () => {
@@ -705,6 +786,23 @@ forEachStore('agents API', (target) => {
 
     it.each([MISSING_ID, 'nope'])('answers 400 not_found for unknown id %s', async (id) => {
       expectNotFound(await update(id, { name: 'x' }), 400);
+    });
+
+    it('refuses a bad voice setting on update, naming it, and changes nothing', async () => {
+      const id = await createAgent({ agent: { prompt: 'p', interruption_fade_out: 4 } });
+      expectFieldError(await update(id, { agent: { interruption_fade_out: 100 } }), [
+        'body',
+        'agent',
+        'interruption_fade_out',
+      ]);
+      expectFieldError(await update(id, { agent: { background_noise: { type: 'street' } } }), [
+        'body',
+        'agent',
+        'background_noise',
+        'type',
+      ]);
+      expect((await getAgent(id)).agent).toMatchObject({ interruption_fade_out: 4 });
+      expect((await getAgent(id)).agent).not.toHaveProperty('background_noise');
     });
 
     it('validates the body before looking up the agent', async () => {

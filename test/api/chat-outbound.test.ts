@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WHATSAPP_WINDOW_MS } from '../../src/api/index.ts';
+import { FALLBACK_LLM_FAILURE, WHATSAPP_WINDOW_MS } from '../../src/api/index.ts';
 import { createManualClock, type ManualClock } from '../../src/core/index.ts';
 import {
   LLMError,
@@ -10,8 +10,7 @@ import {
   type ChatRequest,
   type SimMessaging,
 } from '../../src/providers/index.ts';
-import { createScriptedLLM, type ScriptedReply } from '../../src/providers/testing/scripted-llm.ts';
-import { FALLBACK_LLM_FAILURE } from '../../src/api/chats/routes.ts';
+import { createScriptedLLM, type ScriptedReply } from '../../src/providers/testing/index.ts';
 import {
   TEST_PUBLIC_URL,
   agentBody,

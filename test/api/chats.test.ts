@@ -1,10 +1,10 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { FALLBACK_LLM_FAILURE } from '../../src/api/chats/routes.ts';
+import { FALLBACK_LLM_FAILURE } from '../../src/api/index.ts';
 import { createManualClock, type ManualClock } from '../../src/core/index.ts';
 import { LLMError, type ChatRequest, type LLM } from '../../src/providers/index.ts';
-import { createScriptedLLM, type ScriptedReply } from '../../src/providers/testing/scripted-llm.ts';
+import { createScriptedLLM, type ScriptedReply } from '../../src/providers/testing/index.ts';
 import { agentBody, createTestApi, forEachStore, type TestApi } from '../helpers.ts';
 import {
   ISO,

@@ -21,6 +21,8 @@ forEachStore('agent reads across processes', (target) => {
     second = await buildApi({
       store: t.store,
       models: t.models,
+      // What another process's composition root would build (src/app.ts); shared here.
+      services: t.engine.services,
       logger: silentLogger(),
       publicUrl: 'http://127.0.0.1:8081',
       bodyLimitBytes: 1024 * 1024,

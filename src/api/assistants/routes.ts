@@ -37,7 +37,7 @@ const agentNotFound = (id: string, status: 400 | 404 = 400) => notFound(`agent $
 
 /** Attaches the agent's `phone_number` when the workspace owns it; returns what was attached. */
 async function attachOwnNumber(repos: Repositories, agent: Agent): Promise<string> {
-  const number = agent.spec.phone_number as string | undefined;
+  const number = agent.spec.phone_number;
   if (!number) return '';
   const [found] = await repos.phoneNumbers.findBySlugs(agent.workspaceId, [slugOf(number)]);
   if (!found) return '';
@@ -46,7 +46,7 @@ async function attachOwnNumber(repos: Repositories, agent: Agent): Promise<strin
 }
 
 function details(agent: Agent, phone: string) {
-  const voice = (agent.spec.agent as { voice_id?: string } | undefined)?.voice_id ?? '';
+  const voice = agent.spec.agent?.voice_id ?? '';
   return { phone, voice };
 }
 

@@ -1,11 +1,20 @@
-import { invalidInput, isValidTimeZone, requireE164 } from '../../core/index.ts';
-import type { AgentSpec } from '../../store/index.ts';
+import {
+  invalidInput,
+  isValidTimeZone,
+  requireE164,
+  type AgentConfig,
+  type AgentSpec,
+} from '../../core/index.ts';
 import { NOT_ACCEPTED_ON_UPDATE, type CreateAgentBody, type UpdateAgentBody } from './schemas.ts';
 
 // Agent rules beyond the schema: URL and time-zone checks, defaults on create, the key-by-key
 // merge on update, and the voicemail rule (WIRE.md section 2) checked on the merged result.
 
-const AGENT_DEFAULTS = { greeting_message_mode: 'agent_static', language: 'en-US', timezone: 'UTC' };
+const AGENT_DEFAULTS: AgentConfig = {
+  greeting_message_mode: 'agent_static',
+  language: 'en-US',
+  timezone: 'UTC',
+};
 
 export function checkHttpUrl(value: string | undefined, loc: string[]): void {
   if (value === undefined || value === '') return;
@@ -24,10 +33,9 @@ export function checkHttpUrl(value: string | undefined, loc: string[]): void {
   }
 }
 
-function checkAgentConfig(agent: Record<string, unknown> | undefined): void {
-  if (!agent) return;
-  const tz = agent.timezone;
-  if (typeof tz === 'string' && !isValidTimeZone(tz)) {
+function checkAgentConfig(agent: AgentConfig | undefined): void {
+  const tz = agent?.timezone;
+  if (tz !== undefined && !isValidTimeZone(tz)) {
     throw invalidInput(`body.agent.timezone "${tz}" is not an IANA time zone`, ['body', 'agent', 'timezone']);
   }
 }
@@ -40,14 +48,13 @@ function normalizedPhone(value: string | undefined): string | undefined {
 
 function checkCommon(body: CreateAgentBody | UpdateAgentBody): void {
   checkHttpUrl(body.external_webhook_url, ['external_webhook_url']);
-  checkAgentConfig(body.agent as Record<string, unknown> | undefined);
+  checkAgentConfig(body.agent);
 }
 
 /** The voicemail rule: a voicemail message can only be enabled for agents that wait for a human. */
 function checkVoicemail(spec: AgentSpec, blame: 'voicemail' | 'mode'): void {
-  const voicemail = spec.voicemail_message as
-    { enabled?: boolean; mode?: string; exact_message?: string; prompt?: string } | undefined;
-  const mode = (spec.agent as { greeting_message_mode?: string }).greeting_message_mode;
+  const voicemail = spec.voicemail_message;
+  const mode = spec.agent?.greeting_message_mode;
   if (!voicemail?.enabled) return;
   if (mode !== 'human') {
     throw blame === 'mode'
@@ -74,7 +81,7 @@ function checkVoicemail(spec: AgentSpec, blame: 'voicemail' | 'mode'): void {
 
 /** A limit that is on needs a length: `duration_seconds: 0` is accepted only while disabled. */
 function checkMaxDuration(spec: AgentSpec): void {
-  const limit = spec.max_duration as { duration_seconds?: number; is_enabled?: boolean } | undefined;
+  const limit = spec.max_duration;
   if (limit?.is_enabled === true && limit.duration_seconds === 0) {
     throw invalidInput(
       'body.max_duration.duration_seconds must be at least 1 when max_duration.is_enabled is true',
@@ -83,14 +90,15 @@ function checkMaxDuration(spec: AgentSpec): void {
   }
 }
 
-function defined(obj: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+/** `obj` without its undefined fields (they are not stored). */
+function defined<T extends object>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
 }
 
 export function specForCreate(body: CreateAgentBody): AgentSpec {
   checkCommon(body);
   checkHttpUrl(body.inbound_call_webhook_url, ['inbound_call_webhook_url']);
-  const spec = defined({
+  const spec = defined<AgentSpec>({
     description: body.description,
     phone_number: normalizedPhone(body.phone_number),
     external_webhook_url: body.external_webhook_url,
@@ -121,18 +129,18 @@ export function specForUpdate(
     }
   }
   checkCommon(body);
-  const merge = (key: string, patch: object | undefined) =>
-    patch === undefined ? current[key] : { ...((current[key] as object | undefined) ?? {}), ...patch };
-  const next = defined({
+  const merge = <T extends object>(stored: T | undefined, patch: T | undefined): T | undefined =>
+    patch === undefined ? stored : { ...stored, ...patch };
+  const next = defined<AgentSpec>({
     ...current,
     description: body.description ?? current.description,
     phone_number: body.phone_number !== undefined ? normalizedPhone(body.phone_number) : current.phone_number,
     external_webhook_url: body.external_webhook_url ?? current.external_webhook_url,
     is_recording: body.is_recording ?? current.is_recording,
     end_call_reasons: body.end_call_reasons ?? current.end_call_reasons,
-    max_duration: merge('max_duration', body.max_duration),
-    voicemail_message: merge('voicemail_message', body.voicemail_message),
-    agent: merge('agent', body.agent),
+    max_duration: merge(current.max_duration, body.max_duration),
+    voicemail_message: merge(current.voicemail_message, body.voicemail_message),
+    agent: merge(current.agent, body.agent),
   });
   // Blame the mode when it moved while voicemail stays enabled; blame voicemail when this update
   // is the one that enables it (an update that only edits the voicemail text did not cause it).

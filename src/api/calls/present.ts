@@ -1,13 +1,14 @@
 import { agentsUsed, callTimezone, type CallStatus } from '../../calls/index.ts';
 import { toIso, toZonedIso } from '../../core/index.ts';
 import { presentActions } from '../../runtime/index.ts';
-import type { AgentSpec, Call } from '../../store/index.ts';
+import type { AgentSpec } from '../../core/index.ts';
+import type { Call } from '../../store/index.ts';
 
 // The call record of GET /calls/{id} and the items of GET /calls: WIRE.md section 4, plus the
 // fields of the vendor's published record (docs/api-notes.md, "Calls"). Strings the published
 // record types as plain strings are never null here.
 
-export const agentTimezoneOf = (spec: AgentSpec) => ((spec.agent ?? {}) as { timezone?: string }).timezone;
+export const agentTimezoneOf = (spec: AgentSpec) => spec.agent?.timezone;
 
 /** End reasons where the agent's side hung up; the other reasons with an ending are the person's. */
 const AGENT_ENDED = new Set([

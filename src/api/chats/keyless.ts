@@ -9,12 +9,7 @@ const PUBLIC_BY_DEFAULT = new Set(['widget', 'chat']);
 
 /** `agent.allow_public_chat` when set, else on for widget and chat agents only. */
 export function allowsPublicChat(agent: Agent): boolean {
-  const config = agent.spec.agent;
-  const setting =
-    typeof config === 'object' && config !== null && 'allow_public_chat' in config
-      ? config.allow_public_chat
-      : undefined;
-  return typeof setting === 'boolean' ? setting : PUBLIC_BY_DEFAULT.has(agent.type);
+  return agent.spec.agent?.allow_public_chat ?? PUBLIC_BY_DEFAULT.has(agent.type);
 }
 
 /** Whether a keyless request may write into `chat` of `agent` (null: the agent is gone). */

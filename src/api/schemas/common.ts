@@ -1,4 +1,5 @@
 import { Type, type SchemaOptions, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { NonEmptyString } from '../../core/index.ts';
 
 // Shapes shared by every resource: the envelope, the error body and limit/offset paging.
 
@@ -61,19 +62,8 @@ export function limitOffsetQuery(defaultLimit: number, maxLimit: number) {
   };
 }
 
-export const NonEmptyString = (maxLength: number, description?: string) =>
-  Type.String({ minLength: 1, maxLength, ...(description ? { description } : {}) });
-
-export const HttpUrl = (description: string) =>
-  Type.String({ maxLength: 2048, description: `${description} (http or https URL)` });
-
-/** A string enum as JSON Schema `enum`, so a bad value's error lists the allowed ones. */
-export function StringEnum<const T extends readonly string[]>(
-  values: T,
-  options: { description?: string; default?: T[number] } = {},
-): TUnsafe<T[number]> {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-}
+// Written once in core, where the stored agent spec uses them too.
+export { HttpUrl, NonEmptyString, StringEnum } from '../../core/index.ts';
 
 /**
  * `schema` or null, as a type list (`"type": ["string", "null"]`), not an `anyOf` with

@@ -39,8 +39,7 @@ export async function agentBriefs(
   );
   return new Map(
     agents.map((a) => {
-      const own = a.spec.phone_number;
-      const phoneNumber = numbers.get(a.id)?.[0]?.number ?? (typeof own === 'string' && own ? own : null);
+      const phoneNumber = numbers.get(a.id)?.[0]?.number ?? (a.spec.phone_number || null);
       return [a.id, { id: a.id, name: a.name, type: a.type, updatedAt: a.updatedAt, phoneNumber }];
     }),
   );

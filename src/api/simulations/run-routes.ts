@@ -570,9 +570,8 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
             },
           ]);
       }
-      const spec = agent.spec as { name?: string; type?: string; agent?: Record<string, unknown> };
-      const inner = spec.agent ?? {};
-      if (typeof inner.prompt !== 'string' || inner.prompt.trim() === '')
+      const inner = agent.spec.agent ?? {};
+      if (inner.prompt === undefined || inner.prompt.trim() === '')
         throw unprocessable([
           {
             loc: ['body', 'agent_id'],
@@ -600,10 +599,7 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
       const knowledgeTopics = baseId
         ? (await store.knowledge.listSources(workspace.id, baseId)).map((s) => s.title).filter(Boolean)
         : [];
-      const { llm, model } = models.route(
-        typeof inner.llm === 'string' ? inner.llm : undefined,
-        workspace.plan,
-      );
+      const { llm, model } = models.route(inner.llm, workspace.plan);
 
       const agents = await agentBriefs(store, workspace.id, [agent.id]);
 
@@ -624,14 +620,12 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
         for await (const generated of generateCases(
           {
             agent: {
-              name: spec.name ?? '',
-              ...(spec.type ? { type: spec.type } : {}),
+              name: agent.name,
+              type: agent.type,
               prompt: inner.prompt,
-              ...(typeof inner.greeting_message === 'string'
-                ? { greeting_message: inner.greeting_message }
-                : {}),
-              end_call_reasons: (inner.end_call_reasons_v2 ?? inner.end_call_reasons ?? null) as never,
-              ...(typeof inner.language === 'string' ? { language: inner.language } : {}),
+              ...(inner.greeting_message !== undefined ? { greeting_message: inner.greeting_message } : {}),
+              end_call_reasons: inner.end_call_reasons_v2 ?? inner.end_call_reasons ?? null,
+              ...(inner.language !== undefined ? { language: inner.language } : {}),
             },
             actions,
             knowledgeTopics,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../core/index.ts';
 import type { AudioFrame } from '../../media/index.ts';
-import { createFakeSTT, createFakeTTS, createFakeVAD, dataSpeechFrames } from './fake-speech.ts';
+import { dataSpeechFrames } from '../../media/index.ts';
+import { createFakeSTT, createFakeTTS, createFakeVAD } from './fake-speech.ts';
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

@@ -1,5 +1,5 @@
 import { createAsyncQueue, systemClock, type Clock } from '../../core/index.ts';
-import { SESSION_RATE, samplesPerFrame, type AudioFrame } from '../../media/index.ts';
+import { SESSION_RATE, createDataSpeechReader, dataSpeechFrames } from '../../media/index.ts';
 import {
   SpeechError,
   type STT,
@@ -16,77 +16,10 @@ import {
   type VADStream,
 } from '../speech/types.ts';
 
-// Fakes of the speech seams that talk to each other: the fake TTS writes text into audio as
-// "data speech" and the fake STT reads it back exactly, so a simulated call runs the whole audio
-// path (frames, playout, VAD, endpointing, barge-in) at no cost and with known words. The code
-// survives what a telephone edge does to audio (G.711, resampling to 8 kHz and back): each 20 ms
-// frame holds one flat level, read from the middle half of the frame; a start frame, then two
-// frames per UTF-8 byte (high nibble, low nibble). Real recognizers hear it as noise.
-
-const START_LEVEL = 16;
-const LEVEL_BASE = 3000;
-const LEVEL_STEP = 1400;
-const levelOf = (symbol: number) => LEVEL_BASE + symbol * LEVEL_STEP;
-
-/** The frames that carry `text` as data speech, at SESSION_RATE, times from `at`. */
-export function dataSpeechFrames(text: string, at = 0): AudioFrame[] {
-  const bytes = new TextEncoder().encode(text);
-  const symbols = [START_LEVEL];
-  for (const byte of bytes) symbols.push(byte >> 4, byte & 15);
-  const n = samplesPerFrame(SESSION_RATE);
-  return symbols.map((symbol, i) => ({
-    samples: new Int16Array(n).fill(levelOf(symbol)),
-    sampleRate: SESSION_RATE,
-    at: at + i * 20,
-  }));
-}
-
-/** Reads one frame's symbol: 0-15, START_LEVEL, or -1 for silence or anything else. */
-function symbolOf(frame: AudioFrame): number {
-  const { samples } = frame;
-  const from = samples.length >> 2;
-  const to = samples.length - from;
-  let sum = 0;
-  for (let i = from; i < to; i += 1) sum += samples[i] ?? 0;
-  const mean = sum / (to - from);
-  const symbol = Math.round((mean - LEVEL_BASE) / LEVEL_STEP);
-  if (symbol < 0 || symbol > START_LEVEL) return -1;
-  return Math.abs(mean - levelOf(symbol)) < LEVEL_STEP / 3 ? symbol : -1;
-}
-
-/** Decodes data speech frame by frame; `text` is what has been heard since the last `reset`. */
-export function createDataSpeechReader() {
-  let bytes: number[] = [];
-  let high = -1;
-  let started = false;
-  const decoder = new TextDecoder();
-  return {
-    push(frame: AudioFrame): void {
-      const symbol = symbolOf(frame);
-      if (symbol === START_LEVEL) {
-        // A new utterance (or the next one of the same turn): words are separated by a space.
-        if (bytes.length > 0 && bytes[bytes.length - 1] !== 32) bytes.push(32);
-        started = true;
-        high = -1;
-        return;
-      }
-      if (!started || symbol < 0) return;
-      if (high < 0) high = symbol;
-      else {
-        bytes.push((high << 4) | symbol);
-        high = -1;
-      }
-    },
-    get text(): string {
-      return decoder.decode(new Uint8Array(bytes)).trim();
-    },
-    reset(): void {
-      bytes = [];
-      high = -1;
-      started = false;
-    },
-  };
-}
+// Fakes of the speech seams that talk to each other: the fake TTS writes text into audio as data
+// speech (src/media/data-speech.ts) and the fake STT reads it back exactly, so a simulated call
+// runs the whole audio path (frames, playout, VAD, endpointing, barge-in) at no cost and with
+// known words.
 
 // ---- VAD: a loudness gate ---------------------------------------------------------------------
 
@@ -287,3 +220,6 @@ export function createFakeTTS(fake: FakeTTSOptions = {}): TTS {
     },
   };
 }
+
+// The codec itself is pure audio and lives in media; re-exported for the tests that fake speech.
+export { createDataSpeechReader, dataSpeechFrames } from '../../media/index.ts';

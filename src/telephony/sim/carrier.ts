@@ -1,8 +1,12 @@
 import { newId, normalizeE164, ParleyError, systemClock, type Clock } from '../../core/index.ts';
-import type { AnsweredBy, Carrier, CalleeFactory, DialOutcome, DialRequest } from '../types.ts';
+import type { Carrier, DialOutcome, DialRequest, LegEndReason } from '../types.ts';
+import { createSimAudioLeg, type SimAudioLeg } from './audio-leg.ts';
+import { runMachineAudio, runPersonAudio } from './far-end-audio.ts';
 import { runMachine, runPerson, voicemailGreeting } from './far-end.ts';
-import { createSimLeg, type SimLeg } from './leg.ts';
-import { NO_ANSWER_MS, RING_MS, createSimTimer } from './timing.ts';
+import { createSimLeg, type SimLeg } from './text-leg.ts';
+import { createFrameTicker } from './ticker.ts';
+import { NO_ANSWER_MS, RING_MS, createSimTimer, type SimTimer } from './timing.ts';
+import type { Callee, CalleeFactory, FarEndVoice } from './types.ts';
 
 // The simulated carrier `sim` (DESIGN.md section 4): a real carrier that rings, answers and
 // talks, so the embedded default and load tests run whole calls. The dialed number's last four
@@ -18,11 +22,18 @@ export interface SimCarrierOptions {
   speed?: number;
   /** Makes leg sids (default `sim_<uuid>`). */
   ids?: () => string;
+  /**
+   * The far end's voice: with one, legs carry audio in real time (the far end's words are
+   * synthesized, ours recognized); without, legs carry text turns (the fast path for load tests).
+   */
+  voice?: FarEndVoice;
 }
 
+/** A sim leg in either mode, with what the sim records. */
+export type AnySimLeg = SimLeg | SimAudioLeg;
+
 export type SimDialOutcome =
-  | { kind: 'answered'; answeredBy: AnsweredBy; leg: SimLeg; answeredAt: number }
-  | Exclude<DialOutcome, { kind: 'answered' }>;
+  { kind: 'answered'; leg: AnySimLeg; answeredAt: number } | Exclude<DialOutcome, { kind: 'answered' }>;
 
 /** A call the simulated person places to us (used by `POST /v2/sim/inbound`). */
 export interface SimInboundRequest {
@@ -31,15 +42,16 @@ export interface SimInboundRequest {
   from: string;
   /** E.164 number of ours that it calls. */
   to: string;
-  lead?: DialRequest['lead'];
 }
 
 export interface SimCarrier extends Carrier {
   readonly name: 'sim';
   readonly speed: number;
+  /** `audio` when the far end has a voice, else `text`. */
+  readonly mode: 'audio' | 'text';
   dial(request: DialRequest): Promise<SimDialOutcome>;
   /** A call placed to us; the person's `opening()` is its first line. Throws on invalid numbers. */
-  incoming(request: SimInboundRequest): SimLeg;
+  incoming(request: SimInboundRequest): Promise<AnySimLeg>;
 }
 
 /** The documented test numbers: what a number ending in these four digits does. */
@@ -58,10 +70,12 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
   const timer = createSimTimer(clock, options.speed ?? 1);
   const makeId = options.ids ?? (() => `sim_${newId()}`);
   const now = () => clock.now();
+  const ticker = createFrameTicker(clock);
 
   return {
     name: 'sim',
     speed: timer.speed,
+    mode: options.voice ? 'audio' : 'text',
 
     async dial(request) {
       const { signal } = request;
@@ -82,27 +96,18 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
       if (behaviour === 'busy') return { kind: 'busy' };
       if (behaviour === 'failed') return { kind: 'failed', reason: 'carrier_failure' };
 
-      const { leg, remote } = createSimLeg(makeId(), now);
-      const answeredAt = now();
-      if (behaviour === 'machine') {
-        runMachine(remote, voicemailGreeting(request.lead?.name), timer);
-        return { kind: 'answered', answeredBy: 'machine', leg, answeredAt };
-      }
+      const context = { callId: request.callId, to: request.to, from: request.from };
       if (behaviour === 'hangs-up') {
-        remote.end('remote_hangup');
-        return { kind: 'answered', answeredBy: 'human', leg, answeredAt };
+        const { leg, end } = connect(null, timer);
+        end('remote_hangup');
+        return { kind: 'answered', leg, answeredAt: now() };
       }
-      const callee = options.callee({
-        callId: request.callId,
-        to: request.to,
-        from: request.from,
-        ...(request.lead ? { lead: request.lead } : {}),
-      });
-      runPerson(remote, callee, timer);
-      return { kind: 'answered', answeredBy: 'human', leg, answeredAt };
+      const callee = await options.callee(context);
+      const { leg } = connect(behaviour === 'machine' ? { machine: callee.name } : { person: callee }, timer);
+      return { kind: 'answered', leg, answeredAt: now() };
     },
 
-    incoming(request) {
+    async incoming(request) {
       for (const [field, number] of [
         ['from', request.from],
         ['to', request.to],
@@ -116,15 +121,26 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
         }
       }
       const factory = options.caller ?? options.callee;
-      const person = factory({
-        callId: request.callId,
-        to: request.to,
-        from: request.from,
-        ...(request.lead ? { lead: request.lead } : {}),
-      });
-      const { leg, remote } = createSimLeg(makeId(), now);
-      runPerson(remote, person, timer);
-      return leg;
+      const person = await factory({ callId: request.callId, to: request.to, from: request.from });
+      return connect({ person }, timer).leg;
     },
   };
+
+  /** A connected leg in the carrier's mode, with its far end running (none for `null`). */
+  function connect(
+    far: { person: Callee } | { machine: string | undefined } | null,
+    timer: SimTimer,
+  ): { leg: AnySimLeg; end: (reason: LegEndReason) => void } {
+    const voice = options.voice;
+    if (voice) {
+      const { leg, remote } = createSimAudioLeg(makeId(), ticker, now);
+      if (far && 'person' in far) runPersonAudio(remote, far.person, voice, timer);
+      else if (far) runMachineAudio(remote, voicemailGreeting(far.machine), voice, timer);
+      return { leg, end: remote.end };
+    }
+    const { leg, remote } = createSimLeg(makeId(), now, far && 'machine' in far ? 'machine' : 'human');
+    if (far && 'person' in far) runPerson(remote, far.person, timer);
+    else if (far) runMachine(remote, `${voicemailGreeting(far.machine)} [beep]`, timer);
+    return { leg, end: remote.end };
+  }
 }

@@ -1,15 +1,15 @@
-import type { Callee } from '../types.ts';
-import type { RemoteEnd } from './leg.ts';
+import type { RemoteEnd } from './text-leg.ts';
+import type { Callee } from './types.ts';
 import { MACHINE_MESSAGE_MS, THINK_MS, speakingMs, type SimTimer } from './timing.ts';
 
 // What sits at the far end of an answered `sim` call: a person (a `Callee`) or an answering
 // machine. Each runs on the leg's `RemoteEnd`, with every wait on the carrier's timer, and stops
 // when the leg ends (the remote signal aborts its waits and any reply in flight).
 
-/** The machine's greeting for a `3333` number; the beep is the literal `[beep]` at its end. */
+/** The machine's greeting for a `3333` number (in text mode the line ends with a literal `[beep]`). */
 export function voicemailGreeting(name?: string): string {
   const who = name?.trim() ? name.trim() : 'this number';
-  return `Hi, you've reached ${who}. I can't take your call right now, please leave a message after the tone. [beep]`;
+  return `Hi, you've reached ${who}. I can't take your call right now, please leave a message after the tone.`;
 }
 
 /**

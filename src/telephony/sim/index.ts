@@ -2,13 +2,17 @@
 export {
   OUTCOME_BY_SUFFIX,
   createSimCarrier,
+  type AnySimLeg,
   type SimCarrier,
   type SimCarrierOptions,
   type SimDialOutcome,
   type SimInboundRequest,
 } from './carrier.ts';
+export { beepFrames } from './far-end-audio.ts';
 export { voicemailGreeting } from './far-end.ts';
-export type { SimLeg, SimLogEntry } from './leg.ts';
+export type { SimAudioLeg } from './audio-leg.ts';
+export type { SimLeg, SimLogEntry } from './text-leg.ts';
+export type { Callee, CalleeContext, CalleeFactory, CalleeTurn, FarEndVoice } from './types.ts';
 export {
   MACHINE_MESSAGE_MS,
   MAX_SPEAK_MS,

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../core/index.ts';
 import { createScriptedCallee, runCarrierContract } from '../testing/index.ts';
-import type { CalleeContext, CalleeFactory } from '../types.ts';
 import { createSimCarrier, type SimDialOutcome } from './carrier.ts';
 import { voicemailGreeting } from './far-end.ts';
-import type { SimLeg } from './leg.ts';
+import type { SimLeg } from './text-leg.ts';
+import type { CalleeContext, CalleeFactory } from './types.ts';
 import { speakingMs, THINK_MS } from './timing.ts';
 
 const FROM = '+14155550100';
 const to = (lastFour: string) => `+1415555${lastFour}`;
 const HUMAN = to('0123');
 
-// Speed 0 on a clock that never moves: the whole contract runs without any clock movement.
-runCarrierContract('sim', ({ callee }) => ({
-  carrier: createSimCarrier({ callee, speed: 0, clock: createManualClock() }),
+// Audio mode: ringing at speed 0, the audio itself paced in real time (20 ms frames).
+runCarrierContract('sim', ({ callee, voice }) => ({
+  carrier: createSimCarrier({ callee, voice, speed: 0 }),
   from: FROM,
   numbers: {
     human: HUMAN,
@@ -27,9 +27,11 @@ runCarrierContract('sim', ({ callee }) => ({
 
 const echo: CalleeFactory = () => createScriptedCallee([(said) => `You said: ${said}`]);
 
+/** The text-mode leg of an answered call (these carriers have no far-end voice). */
 function answered(outcome: SimDialOutcome): SimLeg {
   if (outcome.kind !== 'answered') throw new Error(`expected an answer, got ${outcome.kind}`);
-  return outcome.leg;
+  if (!outcome.leg.text) throw new Error('expected a text leg');
+  return outcome.leg as SimLeg;
 }
 
 /** Tracks whether a promise has settled, to check that nothing happens before the clock moves. */
@@ -43,9 +45,15 @@ function track<T>(promise: Promise<T>) {
 }
 
 describe('sim carrier outcomes by last four digits (speed 0)', () => {
-  const carrier = createSimCarrier({ callee: echo, speed: 0, clock: createManualClock() });
-  const dial = (number: string, lead?: { name?: string }) =>
-    carrier.dial({ callId: 'c1', from: FROM, to: number, ...(lead ? { lead } : {}) });
+  const carrier = (name?: string) =>
+    createSimCarrier({
+      callee: () =>
+        Object.assign(createScriptedCallee([(said) => `You said: ${said}`]), name ? { name } : {}),
+      speed: 0,
+      clock: createManualClock(),
+    });
+  const dial = (number: string, name?: string) =>
+    carrier(name).dial({ callId: 'c1', from: FROM, to: number });
 
   it('0000 no-answer, 1111 busy, 2222 carrier_failure', async () => {
     expect(await dial(to('0000'))).toEqual({ kind: 'no-answer' });
@@ -54,15 +62,15 @@ describe('sim carrier outcomes by last four digits (speed 0)', () => {
   });
 
   it('3333 is a machine: greeting ending in [beep], then it records what we say', async () => {
-    const outcome = await dial(to('3333'), { name: 'Jane Doe' });
-    expect(outcome).toMatchObject({ kind: 'answered', answeredBy: 'machine' });
+    const outcome = await dial(to('3333'), 'Jane Doe');
     const leg = answered(outcome);
-    const greeting = await leg.listen();
-    expect(greeting).toBe(voicemailGreeting('Jane Doe'));
+    expect(leg.text.answeredBy).toBe('machine');
+    const greeting = await leg.text.listen();
+    expect(greeting).toBe(`${voicemailGreeting('Jane Doe')} [beep]`);
     expect(greeting).toBe(
       "Hi, you've reached Jane Doe. I can't take your call right now, please leave a message after the tone. [beep]",
     );
-    await leg.say('Hi Jane, this is Sam from SunCo. Please call us back.');
+    await leg.text.say('Hi Jane, this is Sam from SunCo. Please call us back.');
     await leg.hangup();
     expect(await leg.ended).toBe('local_hangup');
     expect(leg.log.map((e) => [e.from, e.text])).toEqual([
@@ -74,7 +82,7 @@ describe('sim carrier outcomes by last four digits (speed 0)', () => {
   it('4444 answers and hangs up before saying anything', async () => {
     const leg = answered(await dial(to('4444')));
     expect(leg.endReason).toBe('remote_hangup');
-    expect(await leg.listen()).toBeNull();
+    expect(await leg.text.listen()).toBeNull();
     expect(leg.log).toEqual([]);
   });
 
@@ -87,16 +95,13 @@ describe('sim carrier outcomes by last four digits (speed 0)', () => {
       },
       speed: 0,
     });
-    const leg = answered(
-      await sim.dial({ callId: 'c9', from: FROM, to: HUMAN, lead: { name: 'Jane', variables: { x: 1 } } }),
-    );
-    expect(contexts).toEqual([
-      { callId: 'c9', from: FROM, to: HUMAN, lead: { name: 'Jane', variables: { x: 1 } } },
-    ]);
-    expect(await leg.listen()).toBe('Hi, Jane here.');
-    await leg.say('Hello Jane!');
-    expect(await leg.listen()).toBe('Bye now.');
-    expect(await leg.listen()).toBeNull();
+    const leg = answered(await sim.dial({ callId: 'c9', from: FROM, to: HUMAN }));
+    expect(contexts).toEqual([{ callId: 'c9', from: FROM, to: HUMAN }]);
+    expect(leg.text.answeredBy).toBe('human');
+    expect(await leg.text.listen()).toBe('Hi, Jane here.');
+    await leg.text.say('Hello Jane!');
+    expect(await leg.text.listen()).toBe('Bye now.');
+    expect(await leg.text.listen()).toBeNull();
     expect(leg.endReason).toBe('remote_hangup');
     expect(leg.log.map((e) => `${e.from}: ${e.text}`)).toEqual([
       'remote: Hi, Jane here.',
@@ -108,8 +113,8 @@ describe('sim carrier outcomes by last four digits (speed 0)', () => {
   it('a silent opening waits for us to speak first', async () => {
     const sim = createSimCarrier({ callee: () => createScriptedCallee(['Yes?'], { opening: '' }), speed: 0 });
     const leg = answered(await sim.dial({ callId: 'c', from: FROM, to: HUMAN }));
-    await leg.say('Hello?');
-    expect(await leg.listen()).toBe('Yes?');
+    await leg.text.say('Hello?');
+    expect(await leg.text.listen()).toBe('Yes?');
     await leg.hangup();
   });
 
@@ -134,11 +139,11 @@ describe('sim carrier outcomes by last four digits (speed 0)', () => {
       speed: 0,
     });
     const leg = answered(await sim.dial({ callId: 'c', from: FROM, to: HUMAN }));
-    await leg.say('Hi');
+    await leg.text.say('Hi');
     expect(await leg.ended).toBe('carrier_failure');
     expect(leg.error).toBe(boom);
-    expect(await leg.listen()).toBe('Hello?');
-    expect(await leg.listen()).toBeNull();
+    expect(await leg.text.listen()).toBe('Hello?');
+    expect(await leg.text.listen()).toBeNull();
   });
 
   it('refuses a negative speed', () => {
@@ -163,15 +168,15 @@ describe('sim carrier timing on a manual clock', () => {
     const leg = answered(outcome);
 
     // "Hello?" takes 6 × 60 ms to say.
-    const opening = track(leg.listen());
+    const opening = track(leg.text.listen());
     await clock.tick(speakingMs('Hello?') - 1);
     expect(opening.settled).toBe(false);
     await clock.tick(1);
     expect(opening.value).toBe('Hello?');
 
     // A reply comes after hearing our line, thinking, and saying the reply.
-    await leg.say('Good morning');
-    const reply = track(leg.listen());
+    await leg.text.say('Good morning');
+    const reply = track(leg.text.listen());
     const due = speakingMs('Good morning') + THINK_MS + speakingMs('You said: Good morning');
     await clock.tick(due - 1);
     expect(reply.settled).toBe(false);
@@ -210,10 +215,10 @@ describe('sim carrier timing on a manual clock', () => {
     const dial = track(sim.dial({ callId: 'c', from: FROM, to: to('3333') }));
     await clock.tick(3_000);
     const leg = answered(dial.value as SimDialOutcome);
-    const greeting = voicemailGreeting();
+    const greeting = `${voicemailGreeting()} [beep]`;
     await clock.tick(speakingMs(greeting));
-    expect(await leg.listen()).toBe(greeting);
-    await leg.say('Please call us back.');
+    expect(await leg.text.listen()).toBe(greeting);
+    await leg.text.say('Please call us back.');
     await clock.tick(59_999);
     expect(leg.endReason).toBeNull();
     await clock.tick(1);
@@ -248,7 +253,7 @@ describe('sim carrier timing on a manual clock', () => {
     const dial = track(sim.dial({ callId: 'c', from: FROM, to: HUMAN }));
     await clock.tick(3_000);
     const leg = answered(dial.value as SimDialOutcome);
-    await leg.say('Hi');
+    await leg.text.say('Hi');
     await clock.tick(speakingMs('Hi') + THINK_MS);
     expect(replySignal?.aborted).toBe(false);
     await leg.hangup();
@@ -270,17 +275,18 @@ describe('sim inbound calls', () => {
       },
       speed: 0,
     });
-    const leg = sim.incoming({ callId: 'in1', from: '+14155550199', to: FROM, lead: { name: 'Ann' } });
-    expect(contexts).toEqual([{ callId: 'in1', from: '+14155550199', to: FROM, lead: { name: 'Ann' } }]);
-    expect(await leg.listen()).toBe("Hi, I'm calling about my order.");
-    await leg.say('It ships tomorrow.');
-    expect(await leg.listen()).toBe('Great, thanks. Bye!');
+    const leg = (await sim.incoming({ callId: 'in1', from: '+14155550199', to: FROM })) as SimLeg;
+    expect(contexts).toEqual([{ callId: 'in1', from: '+14155550199', to: FROM }]);
+    expect(await leg.text.listen()).toBe("Hi, I'm calling about my order.");
+    await leg.text.say('It ships tomorrow.');
+    expect(await leg.text.listen()).toBe('Great, thanks. Bye!');
     expect(await leg.ended).toBe('remote_hangup');
   });
 
   it('uses the callee factory when no caller factory is given, and checks numbers', async () => {
     const sim = createSimCarrier({ callee: echo, speed: 0 });
-    expect(await sim.incoming({ callId: 'in', from: '+14155550199', to: FROM }).listen()).toBe('Hello?');
-    expect(() => sim.incoming({ callId: 'in', from: 'nope', to: FROM })).toThrow(/E\.164/);
+    const leg = (await sim.incoming({ callId: 'in', from: '+14155550199', to: FROM })) as SimLeg;
+    expect(await leg.text.listen()).toBe('Hello?');
+    await expect(sim.incoming({ callId: 'in', from: 'nope', to: FROM })).rejects.toThrow(/E\.164/);
   });
 });

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { CalleeFactory, CallLeg, Carrier, DialOutcome, DialRequest } from '../types.ts';
+import { dataSpeechFrames } from '../../media/index.ts';
+import type { CalleeFactory, FarEndVoice } from '../sim/index.ts';
+import type { CallLeg, Carrier, DialOutcome, DialRequest } from '../types.ts';
+import { createDataEar, createDataVoice } from './data-voice.ts';
 import { createScriptedCallee } from './scripted-callee.ts';
 
-// The contract every carrier passes (DESIGN.md section 2). The far end of an answered call is
-// the scripted callee the suite hands to `makeCarrier`: a carrier with a real network behind it
-// connects its test far end to that callee. Numbers for the other outcomes are optional; the
-// suite checks only those the subject names. Subjects should run fast (e.g. `sim` at speed 0).
+// The contract every carrier passes (DESIGN.md sections 2 and 5): legs carry audio. The far end
+// of an answered call is the scripted callee the suite hands to `makeCarrier`, speaking and
+// hearing data speech through the suite's voice: a carrier with a real network behind it
+// connects its test far end to those. Our side plays data speech and reads what it hears, so
+// every word crosses the leg as 20 ms frames. Numbers for the other outcomes are optional; the
+// suite checks only those the subject names.
 
 export interface CarrierContractSubject {
   carrier: Carrier;
@@ -26,6 +31,7 @@ export interface CarrierContractSubject {
 
 export type MakeCarrier = (setup: {
   callee: CalleeFactory;
+  voice: FarEndVoice;
 }) => CarrierContractSubject | Promise<CarrierContractSubject>;
 
 /** The suite's callee: "Hello?", then echoes each line; the third reply says goodbye and hangs up. */
@@ -39,7 +45,7 @@ const contractCallee: CalleeFactory = () =>
 export function runCarrierContract(name: string, makeCarrier: MakeCarrier): void {
   describe(`carrier contract: ${name}`, () => {
     async function withCarrier(test: (subject: CarrierContractSubject) => Promise<void>) {
-      const subject = await makeCarrier({ callee: contractCallee });
+      const subject = await makeCarrier({ callee: contractCallee, voice: createDataVoice() });
       try {
         await test(subject);
       } finally {
@@ -57,78 +63,93 @@ export function runCarrierContract(name: string, makeCarrier: MakeCarrier): void
       return outcome.leg;
     }
 
-    it('rings once, then a person answers with a leg', () =>
+    /** Says `text` on the leg as data speech. */
+    const say = (leg: CallLeg, text: string) => {
+      for (const frame of dataSpeechFrames(text)) leg.play(frame);
+    };
+
+    it('rings once, then a person answers with a media leg', () =>
       withCarrier(async (subject) => {
         let rang = 0;
         const outcome = await subject.carrier.dial(
           request(subject, subject.numbers.human, { onRinging: () => rang++ }),
         );
         expect(rang).toBe(1);
-        expect(outcome).toMatchObject({ kind: 'answered', answeredBy: 'human' });
+        expect(outcome).toMatchObject({ kind: 'answered' });
         if (outcome.kind !== 'answered') return;
         expect(typeof outcome.leg.sid).toBe('string');
         expect(outcome.leg.sid).not.toBe('');
+        expect(outcome.leg.text).toBeUndefined();
         expect(Number.isFinite(outcome.answeredAt)).toBe(true);
         await outcome.leg.hangup();
       }));
 
-    it('delivers the far end lines in order, queued while nobody listens', () =>
+    it('carries both sides as audio: we hear the far end, it hears what we play', () =>
       withCarrier(async (subject) => {
         const leg = await answer(subject);
-        await leg.say('one');
-        await leg.say('two');
-        expect(await leg.listen()).toBe('Hello?');
-        expect(await leg.listen()).toBe('You said: one');
-        expect(await leg.listen()).toBe('You said: two');
+        const ear = createDataEar();
+        leg.receive(ear);
+        await ear.heard(1);
+        say(leg, 'one');
+        await ear.heard(2);
+        say(leg, 'two');
+        await ear.heard(3);
+        expect(ear.lines).toEqual(['Hello?', 'You said: one', 'You said: two']);
         await leg.hangup();
       }));
 
-    it('delivers the last line of a far end that hangs up, then null, ending remote_hangup', () =>
+    it('paces playout: playedMs grows with what the far end heard, drained() waits for it', () =>
       withCarrier(async (subject) => {
         const leg = await answer(subject);
-        for (const line of ['a', 'b', 'c']) await leg.say(line);
-        const heard: (string | null)[] = [];
-        for (let line = await leg.listen(); line !== null; line = await leg.listen()) heard.push(line);
-        expect(heard).toEqual(['Hello?', 'You said: a', 'You said: b', 'Goodbye.']);
+        leg.receive(createDataEar());
+        const frames = dataSpeechFrames('pacing');
+        for (const frame of frames) leg.play(frame);
+        expect(leg.queuedMs).toBe(frames.length * 20);
+        const before = leg.playedMs;
+        await leg.drained();
+        expect(leg.queuedMs).toBe(0);
+        expect(leg.playedMs - before).toBe(frames.length * 20);
+        await leg.hangup();
+      }));
+
+    it('clear() stops playout at once and drops what was queued', () =>
+      withCarrier(async (subject) => {
+        const leg = await answer(subject);
+        leg.receive(createDataEar());
+        for (const frame of dataSpeechFrames('a long line that will be cut off')) leg.play(frame);
+        leg.clear();
+        const played = leg.playedMs;
+        expect(leg.queuedMs).toBe(0);
+        await leg.drained();
+        expect(leg.playedMs).toBe(played);
+        await leg.hangup();
+      }));
+
+    it('ends remote_hangup when the far end hangs up, after its last words', () =>
+      withCarrier(async (subject) => {
+        const leg = await answer(subject);
+        const ear = createDataEar();
+        leg.receive(ear);
+        for (const line of ['a', 'b', 'c']) {
+          await ear.heard(ear.lines.length + 1);
+          say(leg, line);
+        }
         expect(await leg.ended).toBe('remote_hangup');
-        expect(await leg.listen()).toBeNull();
-        await leg.say('ignored after the end');
+        ear.flush();
+        expect(ear.lines).toEqual(['Hello?', 'You said: a', 'You said: b', 'Goodbye.']);
         await leg.hangup();
         expect(await leg.ended).toBe('remote_hangup');
       }));
 
-    it('hangs up idempotently: ended resolves local_hangup once, listen gives null', () =>
+    it('hangs up idempotently: ended resolves local_hangup once; play is ignored after', () =>
       withCarrier(async (subject) => {
         const leg = await answer(subject);
-        expect(await leg.listen()).toBe('Hello?');
         await leg.hangup();
         await leg.hangup();
         expect(await leg.ended).toBe('local_hangup');
-        expect(await leg.listen()).toBeNull();
-        await leg.say('ignored');
-        expect(await leg.listen()).toBeNull();
-      }));
-
-    it('wakes a pending listen with null when we hang up', () =>
-      withCarrier(async (subject) => {
-        const leg = await answer(subject);
-        expect(await leg.listen()).toBe('Hello?');
-        const pending = leg.listen();
-        await leg.hangup();
-        expect(await pending).toBeNull();
-      }));
-
-    it('rejects an aborted listen without losing the next line', () =>
-      withCarrier(async (subject) => {
-        const leg = await answer(subject);
-        expect(await leg.listen()).toBe('Hello?');
-        const controller = new AbortController();
-        const pending = leg.listen(controller.signal);
-        controller.abort(new Error('stop listening'));
-        await expect(pending).rejects.toThrow('stop listening');
-        await leg.say('again');
-        expect(await leg.listen()).toBe('You said: again');
-        await leg.hangup();
+        say(leg, 'ignored');
+        expect(leg.queuedMs).toBe(0);
+        await leg.drained();
       }));
 
     it('cancels a dial aborted before the answer', () =>
@@ -162,7 +183,7 @@ export function runCarrierContract(name: string, makeCarrier: MakeCarrier): void
       ['noAnswer', (o) => expect(o).toEqual({ kind: 'no-answer' })],
       ['busy', (o) => expect(o).toEqual({ kind: 'busy' })],
       ['failed', (o) => expect(o).toMatchObject({ kind: 'failed' })],
-      ['machine', (o) => expect(o).toMatchObject({ kind: 'answered', answeredBy: 'machine' })],
+      ['machine', (o) => expect(o).toMatchObject({ kind: 'answered' })],
       ['hangsUp', (o) => expect(o).toMatchObject({ kind: 'answered' })],
     ];
     for (const [which, check] of outcomes) {
@@ -175,10 +196,7 @@ export function runCarrierContract(name: string, makeCarrier: MakeCarrier): void
           expect(rang).toBe(1);
           check(outcome);
           if (outcome.kind !== 'answered') return;
-          if (which === 'hangsUp') {
-            expect(await outcome.leg.ended).toBe('remote_hangup');
-            expect(await outcome.leg.listen()).toBeNull();
-          }
+          if (which === 'hangsUp') expect(await outcome.leg.ended).toBe('remote_hangup');
           await outcome.leg.hangup();
         }));
     }

@@ -6,3 +6,4 @@ export {
   type ScriptedCalleeOptions,
   type ScriptedCalleeTurn,
 } from './scripted-callee.ts';
+export { createDataEar, createDataVoice } from './data-voice.ts';

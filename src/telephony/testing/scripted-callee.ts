@@ -1,4 +1,4 @@
-import type { Callee, CalleeTurn } from '../types.ts';
+import type { Callee, CalleeTurn } from '../sim/index.ts';
 
 // A scripted far end for tests: an opening line, then one scripted turn per line it hears. It
 // records what it heard, so tests can assert what reached the far end.

@@ -1,16 +1,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConversationSession, ToolRegistry } from '../conversation/index.ts';
-import { createManualClock } from '../core/index.ts';
-import { createScriptedLLM } from '../providers/testing/index.ts';
+import { ConversationSession, ToolRegistry } from '../../src/conversation/index.ts';
+import { createManualClock } from '../../src/core/index.ts';
+import { createScriptedLLM } from '../../src/providers/testing/index.ts';
 import {
   ActionRecorder,
   CollectedVariables,
   createCustomActionTool,
   createInformationExtractorTool,
   createSafeFetch,
-} from './index.ts';
+} from '../../src/actions/index.ts';
 
 let server: http.Server;
 let base = '';

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualClock, type ManualClock } from '../core/index.ts';
-import type { Store } from '../store/index.ts';
-import { storeTargets } from '../store/testing/index.ts';
+import { createManualClock, type ManualClock } from '../../src/core/index.ts';
+import type { Store } from '../../src/store/index.ts';
+import { storeTargets } from '../../src/store/testing/index.ts';
 import {
   ActionRecorder,
   createBuiltinCalendar,
   createRealTimeBookingTools,
   type BuiltinCalendarRepo,
-} from './index.ts';
+} from '../../src/actions/index.ts';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createManualClock } from '../core/index.ts';
-import { createSimMessaging, type Messaging, type SimMessaging } from '../providers/index.ts';
+import { createManualClock } from '../../src/core/index.ts';
+import { createSimMessaging, type Messaging, type SimMessaging } from '../../src/providers/index.ts';
 import {
   ActionRecorder,
   createInCallSmsTool,
@@ -8,7 +8,7 @@ import {
   sendAfterConversation,
   type MessagingPort,
   type ReplyPort,
-} from './index.ts';
+} from '../../src/actions/index.ts';
 
 const LEAD = '+14155550100';
 const OURS = '+14155550199';

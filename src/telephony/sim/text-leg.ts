@@ -1,8 +1,8 @@
-import type { CallLeg, LegEndReason } from '../types.ts';
+import type { CallLeg, LegEndReason, TextLeg } from '../types.ts';
 
-// One simulated call leg, seen from both ends. Our side gets the `CallLeg` port (plus a log for
-// tests and debugging); the simulated far end drives the leg through `RemoteEnd`, which the
-// carrier keeps to itself.
+// One simulated call leg in text mode, seen from both ends. Our side gets the `CallLeg` port with
+// its `text` turns (no frames flow: the media side is inert), plus a log for tests and debugging;
+// the simulated far end drives the leg through `RemoteEnd`, which the carrier keeps to itself.
 
 /** One line said on the call; `from: 'local'` is us (the agent), `'remote'` the far end. */
 export interface SimLogEntry {
@@ -13,6 +13,7 @@ export interface SimLogEntry {
 
 /** The `sim` carrier's leg: the port plus what it records. */
 export interface SimLeg extends CallLeg {
+  readonly text: TextLeg;
   /** Everything said on the call, both sides, in order (including what a machine "recorded"). */
   readonly log: readonly SimLogEntry[];
   /** Why the leg ended; null while it is up. */
@@ -38,7 +39,11 @@ interface Waiter {
   detach: () => void;
 }
 
-export function createSimLeg(sid: string, now: () => number): { leg: SimLeg; remote: RemoteEnd } {
+export function createSimLeg(
+  sid: string,
+  now: () => number,
+  answeredBy: TextLeg['answeredBy'] = 'human',
+): { leg: SimLeg; remote: RemoteEnd } {
   const log: SimLogEntry[] = [];
   const queue: string[] = [];
   const waiters: Waiter[] = [];
@@ -62,18 +67,8 @@ export function createSimLeg(sid: string, now: () => number): { leg: SimLeg; rem
     resolveEnded(reason);
   }
 
-  const leg: SimLeg = {
-    sid,
-    ended,
-    get log() {
-      return log;
-    },
-    get endReason() {
-      return endReason;
-    },
-    get error() {
-      return error;
-    },
+  const text: TextLeg = {
+    answeredBy,
     listen(signal) {
       if (signal?.aborted) return Promise.reject(signal.reason);
       // What was said before the end is still returned after it; then null.
@@ -95,6 +90,35 @@ export function createSimLeg(sid: string, now: () => number): { leg: SimLeg; rem
       if (endReason) return;
       log.push({ at: now(), from: 'local', text });
       heard(text);
+    },
+  };
+
+  const leg: SimLeg = {
+    sid,
+    ended,
+    text,
+    get log() {
+      return log;
+    },
+    get endReason() {
+      return endReason;
+    },
+    get error() {
+      return error;
+    },
+    receive() {},
+    play() {},
+    clear() {},
+    playedMs: 0,
+    queuedMs: 0,
+    drained: () => Promise.resolve(),
+    async sendDtmf(digits) {
+      if (!endReason) log.push({ at: now(), from: 'local', text: `[dtmf ${digits}]` });
+    },
+    async transfer(to) {
+      if (endReason) throw new Error('the call has ended');
+      log.push({ at: now(), from: 'local', text: `[transfer ${to}]` });
+      end('local_hangup');
     },
     async hangup() {
       end('local_hangup');

@@ -1,0 +1,246 @@
+import { SESSION_RATE, samplesPerFrame, type AudioFrame } from '../../media/index.ts';
+import type { CallLeg, LegEndReason } from '../types.ts';
+import type { SimLogEntry } from './text-leg.ts';
+import type { FrameTick, FrameTicker } from './ticker.ts';
+
+// A simulated call leg that carries audio, seen from both ends. On each 20 ms beat it delivers
+// one frame of the far end's speech (or silence) to our receiver and plays one frame of our
+// queue to the far end's ears (or silence), so both sides hear each other in real time and
+// `playedMs` is exactly what the far end has heard.
+
+/** How the simulated far end acts on an audio leg. */
+export interface RemoteAudioEnd {
+  /** Aborted once the leg has ended. */
+  readonly signal: AbortSignal;
+  /** Queues one frame of the far end's speech (SESSION_RATE) for delivery to our side. */
+  send(frame: AudioFrame): void;
+  /** Resolves once everything sent so far has been delivered (or the leg ended). */
+  delivered(): Promise<void>;
+  /** A key pressed at the far end, delivered with the next frame. */
+  press(digit: string): void;
+  /** Ends the leg (first end wins). */
+  end(reason: LegEndReason, error?: unknown): void;
+  /** Every frame our side plays, one per beat (silence when we play nothing). */
+  onAudio(handler: (frame: AudioFrame) => void): void;
+  /** Keys our side sends. */
+  onDtmf(handler: (digits: string) => void): void;
+  /** Writes a line to the leg's log (what each side said, as text, for tests and debugging). */
+  log(entry: Omit<SimLogEntry, 'at'>): void;
+}
+
+/** The audio leg our side gets: the port plus what the sim records. */
+export interface SimAudioLeg extends CallLeg {
+  readonly log: readonly SimLogEntry[];
+  readonly endReason: LegEndReason | null;
+  readonly error: unknown;
+  /** Where a transfer sent the call, if one did. */
+  readonly transferredTo: string | null;
+}
+
+const FRAME_SAMPLES = samplesPerFrame(SESSION_RATE);
+const SILENCE = new Int16Array(FRAME_SAMPLES);
+const frameMs = (frame: AudioFrame) => (frame.samples.length * 1000) / frame.sampleRate;
+
+/** A queue of frames read by index (no shift() per beat). */
+class FrameQueue {
+  #frames: AudioFrame[] = [];
+  #head = 0;
+  #ms = 0;
+  push(frame: AudioFrame) {
+    this.#frames.push(frame);
+    this.#ms += frameMs(frame);
+  }
+  shift(): AudioFrame | undefined {
+    const frame = this.#frames[this.#head];
+    if (!frame) return undefined;
+    this.#head += 1;
+    this.#ms -= frameMs(frame);
+    if (this.#head === this.#frames.length) {
+      this.#frames = [];
+      this.#head = 0;
+    }
+    return frame;
+  }
+  take(): AudioFrame[] {
+    const rest = this.#frames.slice(this.#head);
+    this.#frames = [];
+    this.#head = 0;
+    this.#ms = 0;
+    return rest;
+  }
+  get ms() {
+    return this.#ms;
+  }
+  get empty() {
+    return this.#head >= this.#frames.length;
+  }
+}
+
+/** Each frame `gain` of the way down to silence (the fade of `clear(fadeFrames)`). */
+function faded(frames: AudioFrame[], count: number): AudioFrame[] {
+  return frames.slice(0, count).map((frame, i) => {
+    const samples = new Int16Array(frame.samples.length);
+    const n = samples.length * count;
+    for (let j = 0; j < samples.length; j += 1) {
+      const gain = 1 - (i * samples.length + j) / n;
+      samples[j] = Math.round((frame.samples[j] ?? 0) * gain);
+    }
+    return { ...frame, samples };
+  });
+}
+
+export function createSimAudioLeg(
+  sid: string,
+  ticker: FrameTicker,
+  now: () => number,
+): { leg: SimAudioLeg; remote: RemoteAudioEnd } {
+  const log: SimLogEntry[] = [];
+  const incoming = new FrameQueue();
+  const outgoing = new FrameQueue();
+  const keys: string[] = [];
+  const stop = new AbortController();
+  let receiver: Parameters<CallLeg['receive']>[0] | null = null;
+  let ears: (frame: AudioFrame) => void = () => {};
+  let dtmfHandler: (digits: string) => void = () => {};
+  let drainWaiters: (() => void)[] = [];
+  let deliveredWaiters: (() => void)[] = [];
+  let playedMs = 0;
+  let endReason: LegEndReason | null = null;
+  let error: unknown;
+  let transferredTo: string | null = null;
+  let resolveEnded: (reason: LegEndReason) => void = () => {};
+  const ended = new Promise<LegEndReason>((resolve) => (resolveEnded = resolve));
+  // Reused for every beat with nothing to deliver: receivers must not keep frames.
+  const silenceIn = { samples: SILENCE, sampleRate: SESSION_RATE, at: 0 } as {
+    -readonly [K in keyof AudioFrame]: AudioFrame[K];
+  };
+  const silenceOut = { ...silenceIn };
+
+  const wake = (waiters: (() => void)[]) => {
+    for (const resolve of waiters) resolve();
+  };
+
+  const beat: FrameTick = {
+    tick(at) {
+      if (endReason) return;
+      const key = keys.shift();
+      if (key !== undefined) receiver?.dtmf(key, at);
+      const theirs = incoming.shift();
+      if (theirs) receiver?.audio({ samples: theirs.samples, sampleRate: theirs.sampleRate, at });
+      else {
+        silenceIn.at = at;
+        receiver?.audio(silenceIn);
+      }
+      if (incoming.empty && deliveredWaiters.length > 0) {
+        const waiters = deliveredWaiters;
+        deliveredWaiters = [];
+        wake(waiters);
+      }
+      const ours = outgoing.shift();
+      if (ours) {
+        playedMs += frameMs(ours);
+        ears(ours);
+      } else {
+        silenceOut.at = at;
+        ears(silenceOut);
+      }
+      if (outgoing.empty && drainWaiters.length > 0) {
+        const waiters = drainWaiters;
+        drainWaiters = [];
+        wake(waiters);
+      }
+    },
+  };
+  ticker.add(beat);
+
+  function end(reason: LegEndReason, cause?: unknown) {
+    if (endReason) return;
+    endReason = reason;
+    error = cause;
+    ticker.delete(beat);
+    outgoing.take();
+    incoming.take();
+    wake(drainWaiters.splice(0));
+    wake(deliveredWaiters.splice(0));
+    stop.abort(new Error(`call leg ended: ${reason}`));
+    resolveEnded(reason);
+  }
+
+  const leg: SimAudioLeg = {
+    sid,
+    ended,
+    get log() {
+      return log;
+    },
+    get endReason() {
+      return endReason;
+    },
+    get error() {
+      return error;
+    },
+    get transferredTo() {
+      return transferredTo;
+    },
+    receive(next) {
+      receiver = next;
+    },
+    play(frame) {
+      if (!endReason) outgoing.push(frame);
+    },
+    clear(fadeFrames = 0) {
+      const dropped = outgoing.take();
+      if (fadeFrames > 0) for (const frame of faded(dropped, fadeFrames)) outgoing.push(frame);
+      if (outgoing.empty) wake(drainWaiters.splice(0));
+    },
+    get playedMs() {
+      return playedMs;
+    },
+    get queuedMs() {
+      return outgoing.ms;
+    },
+    drained() {
+      if (endReason || outgoing.empty) return Promise.resolve();
+      return new Promise<void>((resolve) => drainWaiters.push(resolve));
+    },
+    async sendDtmf(digits) {
+      if (endReason) return;
+      log.push({ at: now(), from: 'local', text: `[dtmf ${digits}]` });
+      dtmfHandler(digits);
+    },
+    async transfer(to) {
+      if (endReason) throw new Error('the call has ended');
+      transferredTo = to;
+      log.push({ at: now(), from: 'local', text: `[transfer ${to}]` });
+      end('local_hangup');
+    },
+    async hangup() {
+      end('local_hangup');
+    },
+  };
+
+  const remote: RemoteAudioEnd = {
+    signal: stop.signal,
+    send(frame) {
+      if (!endReason) incoming.push(frame);
+    },
+    delivered() {
+      if (endReason || incoming.empty) return Promise.resolve();
+      return new Promise<void>((resolve) => deliveredWaiters.push(resolve));
+    },
+    press(digit) {
+      if (!endReason) keys.push(digit);
+    },
+    end,
+    onAudio(handler) {
+      ears = handler;
+    },
+    onDtmf(handler) {
+      dtmfHandler = handler;
+    },
+    log(entry) {
+      log.push({ at: now(), ...entry });
+    },
+  };
+
+  return { leg, remote };
+}

@@ -1,0 +1,59 @@
+import type { Clock } from '../../core/index.ts';
+import { FRAME_MS } from '../../media/index.ts';
+
+// One 20 ms beat for every audio leg of a carrier: a single timer paces hundreds of calls (a
+// timer per leg and direction would cost more than the audio). The beat keeps to the grid it
+// started on, so a late wake-up does not shift later frames; missed beats are caught up at once
+// (each leg gets every frame, late rather than never), as a real network's jitter buffer does.
+
+export interface FrameTick {
+  /** Called on each beat with the beat's time on the grid. */
+  tick(at: number): void;
+}
+
+export interface FrameTicker {
+  add(member: FrameTick): void;
+  delete(member: FrameTick): void;
+  readonly size: number;
+}
+
+export function createFrameTicker(clock: Clock): FrameTicker {
+  const members = new Set<FrameTick>();
+  let running: AbortController | null = null;
+
+  async function beat(signal: AbortSignal) {
+    let next = clock.now() + FRAME_MS;
+    while (!signal.aborted) {
+      const wait = next - clock.now();
+      if (wait > 0) await clock.sleep(wait, signal).catch(() => undefined);
+      if (signal.aborted) return;
+      for (const member of members) {
+        try {
+          member.tick(next);
+        } catch {
+          // A leg that breaks ends itself; the beat goes on for the others.
+        }
+      }
+      next += FRAME_MS;
+    }
+  }
+
+  return {
+    add(member) {
+      members.add(member);
+      if (running) return;
+      running = new AbortController();
+      void beat(running.signal);
+    },
+    delete(member) {
+      members.delete(member);
+      if (members.size === 0 && running) {
+        running.abort();
+        running = null;
+      }
+    },
+    get size() {
+      return members.size;
+    },
+  };
+}
