@@ -6,6 +6,9 @@ import { callPhaseSeconds, runCallsCase } from './calls.ts';
 import { campaignPhaseSeconds, runCampaignCase } from './campaign.ts';
 import { chatPhaseSeconds, runChatCase } from './chat.ts';
 import { loadSettings, runCleanups } from './lib.ts';
+import { runSttCase, sttPhaseSeconds } from './stt.ts';
+import { runTtsCase } from './tts.ts';
+import { runVadCase, vadPhaseSeconds } from './vad.ts';
 import { runWebhooksCase, webhookPhaseSeconds } from './webhooks.ts';
 
 interface BenchCase {
@@ -28,6 +31,12 @@ const CASES: Record<string, BenchCase> = {
   calls: { run: runCallsCase, loadSeconds: ({ settings: s }) => 3 * callPhaseSeconds(s.durationS) },
   // Per store: raw and API ingest, the listing, then three dialing runs (busy, answered, refill).
   campaign: { run: runCampaignCase, loadSeconds: ({ settings: s }) => campaignPhaseSeconds(s.durationS) },
+  // Accuracy on flite speech (clean and noisy) for both VADs, throughput, then 3 real-time runs.
+  vad: { run: runVadCase, loadSeconds: ({ settings: s }) => vadPhaseSeconds(s.durationS) },
+  // Per voice and sentence length: 5 main-thread syntheses and 5 through the pool (about 30 s).
+  tts: { run: runTtsCase, loadSeconds: () => 120 },
+  // 50 flite sentences in real time, 2 streams at a time: 16 kHz, 8 kHz mu-law, second pass on.
+  stt: { run: runSttCase, loadSeconds: () => sttPhaseSeconds() },
 };
 
 const SETUP_ALLOWANCE_S = 60;

@@ -30,3 +30,22 @@ export {
   type VoiceGender,
   type VoiceQuery,
 } from './voices.ts';
+export { createEnergyVAD, type EnergyVADOptions } from './speech/vad-energy.ts';
+export { createSileroVAD, type SileroVAD, type SileroVADOptions } from './speech/vad-silero.ts';
+export { createFliteTTS, type FliteTTS, type FliteTTSOptions } from './speech/tts-flite.ts';
+export { DEFAULT_FLITE_VOICE, FLITE_VOICES, type FliteVoice } from './speech/tts-flite-voices.ts';
+// Lower level, for measurement (bench/tts.ts): one synthesis on the calling thread, which it blocks.
+export { fliteModule } from './speech/tts-flite-module.ts';
+export { synthesizeFlite, type FliteAudio, type FliteRequest } from './speech/tts-flite-synth.ts';
+export {
+  createPocketSphinxSTT,
+  type PocketSphinxSTT,
+  type PocketSphinxSTTOptions,
+} from './speech/stt-pocketsphinx.ts';
+export {
+  POCKETSPHINX_INSTALL,
+  checkPocketSphinx,
+  pocketSphinxAvailable,
+  type PocketSphinxCheck,
+  type PocketSphinxInstall,
+} from './speech/stt-pocketsphinx-availability.ts';

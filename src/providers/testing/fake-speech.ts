@@ -103,6 +103,7 @@ export function createFakeSTT(fake: FakeSTTOptions = {}): STT {
       let lastPartial = '';
       let heardAudio = false;
       const close = () => results.close();
+      if (options.signal?.aborted) close();
       options.signal?.addEventListener('abort', close, { once: true });
       return {
         results,

@@ -4,11 +4,28 @@ export { runLLMContract, type LLMContractSubject, type LLMContractOptions } from
 export { runMessagingContract } from './messaging-contract.ts';
 export {
   createDataSpeechReader,
+  dataSpeechFrames,
   createFakeSTT,
   createFakeTTS,
   createFakeVAD,
-  dataSpeechFrames,
   type FakeSTTOptions,
   type FakeTTSOptions,
   type FakeVADOptions,
 } from './fake-speech.ts';
+export { runVADContract, type VADContractOptions } from './vad-contract.ts';
+export {
+  AUDIO_AT0,
+  composeScene,
+  fliteClip,
+  framesOf,
+  mixAtSnr,
+  powerOf,
+  resampleWithSox,
+  soxNoise,
+  soxSound,
+  testAudioDir,
+  type Clip,
+  type Scene,
+} from './vad-audio.ts';
+export { runTTSContract, type TTSContractOptions } from './tts-contract.ts';
+export { runSTTContract, wordErrorRate, words, type STTContractAudio } from './stt-contract.ts';

@@ -1,0 +1,188 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dataSpeechFrames, type AudioFrame, type SampleRate } from '../../media/index.ts';
+
+// Test audio with known speech regions, for the VAD contract, the VAD tests and bench/vad.ts:
+// flite (kal16) sentences cut to their speech, the fakes' data speech, digital silence, and sox
+// noise mixed in at a chosen SNR. Uses the flite and sox CLIs (tests and benchmarks only).
+
+const RATE = 16000;
+const FRAME_MS = 20;
+/** Frames start here, not at 0, so code that assumes a clock starting at 0 fails. */
+export const AUDIO_AT0 = 10_000;
+/** A sample louder than this is speech, for finding the true boundaries of a flite sentence. */
+const SPEECH_SAMPLE_LEVEL = 500;
+/** Audio kept around a sentence's true boundaries when it is cut out of flite's output. */
+const MARGIN_MS = 40;
+const RAW = ['-t', 'raw', '-e', 'signed-integer', '-b', '16', '-c', '1'];
+
+export interface Clip {
+  /** 16 kHz samples. */
+  samples: Int16Array;
+  /** Where the speech really is inside the clip, in ms; `to <= from` for a clip of no speech. */
+  from: number;
+  to: number;
+}
+
+/** Milliseconds of digital silence, or a clip. */
+export type Piece = number | Clip;
+
+export interface Scene {
+  /** The scene at 16 kHz and at 8 kHz. */
+  audio: Record<8000 | 16000, Int16Array>;
+  /** The true speech regions, in ms on the frames' clock (from AUDIO_AT0). */
+  speech: { from: number; to: number }[];
+}
+
+export const ms = (samples: number, rate = RATE): number => (samples * 1000) / rate;
+
+/** A fresh temp dir for audio files; the caller removes it. */
+export function testAudioDir(): string {
+  return mkdtempSync(join(tmpdir(), 'parley-vad-audio-'));
+}
+
+export function readRaw(path: string): Int16Array {
+  const bytes = readFileSync(path);
+  const out = new Int16Array(bytes.length >> 1);
+  for (let i = 0; i < out.length; i += 1) out[i] = bytes.readInt16LE(i * 2);
+  return out;
+}
+
+export function writeRaw(path: string, samples: Int16Array): void {
+  writeFileSync(path, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
+}
+
+/** A flite sentence at 16 kHz, cut to its speech plus a small margin. */
+export function fliteClip(dir: string, text: string, name: string): Clip {
+  const wav = join(dir, `${name}.wav`);
+  const raw = join(dir, `${name}.raw`);
+  execFileSync('flite', ['-voice', 'kal16', '-t', text, '-o', wav]);
+  execFileSync('sox', [wav, ...RAW, '-r', String(RATE), raw]);
+  const all = readRaw(raw);
+  let first = all.findIndex((s) => Math.abs(s) > SPEECH_SAMPLE_LEVEL);
+  let last = all.length - 1;
+  while (last > 0 && Math.abs(all[last]!) <= SPEECH_SAMPLE_LEVEL) last -= 1;
+  if (first < 0) throw new Error(`flite produced no audible speech for "${text}"`);
+  const margin = (MARGIN_MS * RATE) / 1000;
+  const from = Math.max(0, first - margin);
+  const to = Math.min(all.length, last + 1 + margin);
+  first -= from;
+  last -= from;
+  return { samples: all.slice(from, to), from: ms(first), to: ms(last + 1) };
+}
+
+/** The fakes' data speech for `text`, as one clip that is speech from end to end. */
+export function dataClip(text: string): Clip {
+  const frames = dataSpeechFrames(text);
+  const samples = new Int16Array(frames.reduce((n, f) => n + f.samples.length, 0));
+  let offset = 0;
+  for (const f of frames) {
+    samples.set(f.samples, offset);
+    offset += f.samples.length;
+  }
+  return { samples, from: 0, to: ms(samples.length) };
+}
+
+/** Pieces laid end to end, at 16 kHz and (resampled by sox) at 8 kHz. */
+export function composeScene(dir: string, name: string, pieces: Piece[]): Scene {
+  const total = pieces.reduce<number>(
+    (n, p) => n + (typeof p === 'number' ? (p * RATE) / 1000 : p.samples.length),
+    0,
+  );
+  const audio = new Int16Array(total);
+  const speech: Scene['speech'] = [];
+  let offset = 0;
+  for (const p of pieces) {
+    if (typeof p === 'number') {
+      offset += (p * RATE) / 1000;
+      continue;
+    }
+    audio.set(p.samples, offset);
+    if (p.to > p.from)
+      speech.push({ from: AUDIO_AT0 + ms(offset) + p.from, to: AUDIO_AT0 + ms(offset) + p.to });
+    offset += p.samples.length;
+  }
+  return { audio: { 16000: audio, 8000: resampleWithSox(dir, name, audio, 8000) }, speech };
+}
+
+/** `samples` (16 kHz) at `rate`, resampled by sox. */
+export function resampleWithSox(dir: string, name: string, samples: Int16Array, rate: number): Int16Array {
+  const from = join(dir, `${name}-16k.raw`);
+  const to = join(dir, `${name}-${rate}.raw`);
+  writeRaw(from, samples);
+  execFileSync('sox', [...RAW, '-r', String(RATE), from, ...RAW, '-r', String(rate), to]);
+  return readRaw(to);
+}
+
+/** `seconds` of sox noise (`white`, `pink`, `brown`) at 16 kHz, the same on every run (`-R`). */
+export function soxNoise(dir: string, kind: 'white' | 'pink' | 'brown', seconds: number): Int16Array {
+  const path = join(dir, `noise-${kind}-${seconds}.raw`);
+  execFileSync('sox', [
+    '-R',
+    '-n',
+    ...RAW,
+    '-r',
+    String(RATE),
+    path,
+    'synth',
+    String(seconds),
+    `${kind}noise`,
+    'vol',
+    '0.5',
+  ]);
+  return readRaw(path);
+}
+
+/** A clip of no speech: `seconds` of a sox `synth` sound (e.g. `['sine', '1000']`) at `dbfs` RMS. */
+export function soxSound(dir: string, name: string, seconds: number, synth: string[], dbfs: number): Clip {
+  const path = join(dir, `${name}.raw`);
+  execFileSync('sox', ['-R', '-n', ...RAW, '-r', String(RATE), path, 'synth', String(seconds), ...synth]);
+  const raw = readRaw(path);
+  const gain = Math.sqrt((32768 ** 2 * 10 ** (dbfs / 10)) / Math.max(1, powerOf(raw)));
+  return {
+    samples: Int16Array.from(raw, (s) => Math.max(-32768, Math.min(32767, Math.round(s * gain)))),
+    from: 0,
+    to: 0,
+  };
+}
+
+/** Power (mean square) of `samples` over the given regions (ms from AUDIO_AT0), or all of it. */
+export function powerOf(samples: Int16Array, regions?: Scene['speech']): number {
+  let sum = 0;
+  let n = 0;
+  const ranges = regions?.map((r) => [
+    ((r.from - AUDIO_AT0) * RATE) / 1000,
+    ((r.to - AUDIO_AT0) * RATE) / 1000,
+  ]) ?? [[0, samples.length]];
+  for (const [from, to] of ranges) {
+    for (let i = Math.floor(from!); i < Math.min(samples.length, to!); i += 1) {
+      sum += samples[i]! ** 2;
+      n += 1;
+    }
+  }
+  return n === 0 ? 0 : sum / n;
+}
+
+/** The scene's 16 kHz audio plus `noise` (looped) scaled so speech stands `snrDb` above it. */
+export function mixAtSnr(scene: Scene, noise: Int16Array, snrDb: number): Int16Array {
+  const speechPower = powerOf(scene.audio[16000], scene.speech);
+  const gain = Math.sqrt(speechPower / (powerOf(noise) * 10 ** (snrDb / 10)));
+  const out = new Int16Array(scene.audio[16000].length);
+  for (let i = 0; i < out.length; i += 1) {
+    const v = scene.audio[16000][i]! + gain * noise[i % noise.length]!;
+    out[i] = Math.max(-32768, Math.min(32767, Math.round(v)));
+  }
+  return out;
+}
+
+/** 20 ms frames of `samples` (a shorter last frame if it does not divide), times from `at0`. */
+export function framesOf(samples: Int16Array, sampleRate: SampleRate, at0 = AUDIO_AT0): AudioFrame[] {
+  const size = (sampleRate * FRAME_MS) / 1000;
+  const frames: AudioFrame[] = [];
+  for (let i = 0; i < samples.length; i += size) {
+    frames.push({ samples: samples.slice(i, i + size), sampleRate, at: at0 + ms(i, sampleRate) });
+  }
+  return frames;
+}
