@@ -49,6 +49,11 @@ export interface TurnOptions {
   signal?: AbortSignal;
   /** Each piece of the reply as it is produced (for speech synthesis while the model streams). */
   onText?: (text: string) => void;
+  /**
+   * Called when the model calls a tool, before it runs; the function it returns, if any, is
+   * called once the tool has finished (the voice session fills a slow tool's silence).
+   */
+  onToolCall?: (name: string) => (() => void) | void;
 }
 
 export interface TurnResult {
@@ -325,15 +330,20 @@ export class ConversationSession {
       }
       this.#history.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
       for (const toolCall of result.toolCalls) {
-        const before = this.#tools.get(toolCall.name)?.messageBefore?.trim();
-        if (before && !parts.includes(before)) {
-          options.onText?.(before);
-          parts.push(before);
-        }
-        const said = await this.#runTool(turn, toolCall, parts.length > 0, options);
-        if (said) {
-          options.onText?.(said);
-          parts.push(said);
+        const finished = options.onToolCall?.(toolCall.name);
+        try {
+          const before = this.#tools.get(toolCall.name)?.messageBefore?.trim();
+          if (before && !parts.includes(before)) {
+            options.onText?.(before);
+            parts.push(before);
+          }
+          const said = await this.#runTool(turn, toolCall, parts.length > 0, options);
+          if (said) {
+            options.onText?.(said);
+            parts.push(said);
+          }
+        } finally {
+          finished?.();
         }
       }
     }

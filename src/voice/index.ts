@@ -1,0 +1,34 @@
+// The real-time voice session (DESIGN.md section 5): turn taking, endpointing, barge-in,
+// greeting modes, voicemail, idle reminders, maximum duration, over a carrier's MediaLeg.
+export { runVoiceCall, type VoiceCallOptions, type VoiceLogger } from './session.ts';
+export {
+  CALL_FALLBACK_LINE,
+  MAX_DURATION_LINE,
+  type AnsweredBy,
+  type VoiceCallOutcome,
+  type VoiceCallResult,
+  type VoiceCallStatus,
+  type VoiceEndReason,
+} from './outcome.ts';
+export {
+  DEFAULT_VOICE_SETTINGS,
+  voiceSettingsOf,
+  type GreetingMode,
+  type NoiseType,
+  type PatienceLevel,
+  type VoiceAgentFields,
+  type VoiceSettings,
+} from './settings.ts';
+export {
+  voiceQuality,
+  type TurnKind,
+  type TurnMarks,
+  type VoiceQuality,
+  type VoiceTurnQuality,
+} from './quality.ts';
+export { PATIENCE_MS, endpointDelayMs } from './endpointing.ts';
+export { isCompleteUtterance } from './complete-utterance.ts';
+export { createSentenceChunker, type SentenceChunker } from './chunker.ts';
+export { createBeepDetector, type BeepDetector, type BeepEvent } from './beep.ts';
+export { soundsLikeMachine } from './voicemail.ts';
+export { dtmfTurnText } from './dtmf.ts';
