@@ -41,15 +41,6 @@ const MAY_IMPORT = {
   ],
 };
 
-/**
- * TEMPORARY: imports the table forbids that are still in the code, to be removed with them.
- * src/calls reaches the conversation engine and the provider interfaces directly (converse.ts,
- * quality.ts, service.ts); the calls rewrite goes through `voice` and `runtime` instead.
- */
-const TEMPORARY_EXEMPTIONS = {
-  calls: ['conversation', 'providers'],
-};
-
 const modules = Object.keys(MAY_IMPORT);
 
 // A new folder under src/ must get its row here before it lints.
@@ -77,7 +68,7 @@ const entryOf = (test) => (test ? '(testing/)?index\\.ts' : 'index\\.ts');
  */
 function moduleImportRules(module, depth, test) {
   const up = UP.repeat(depth);
-  const allowed = [...MAY_IMPORT[module], ...(TEMPORARY_EXEMPTIONS[module] ?? [])];
+  const allowed = MAY_IMPORT[module];
   const forbidden = modules.filter((m) => m !== module && !allowed.includes(m));
   const patterns = [];
   if (forbidden.length > 0) {

@@ -240,6 +240,8 @@ export async function apiIngest(dialect: Dialect, total: number): Promise<Omit<I
       PARLEY_DATABASE_URL: databaseUrl,
       PARLEY_BOOTSTRAP_API_KEY: BENCH_API_KEY,
       PARLEY_LOG_LEVEL: 'warn',
+      // The platform around calls is measured here; the voice case measures the voice.
+      PARLEY_SIM_MODE: 'text',
     },
   });
   console.log(`parley (${dialect}) listening on ${server.url} (pid ${server.pid})`);

@@ -168,6 +168,8 @@ export async function startParley(name: string, script: string): Promise<ChildSe
       PARLEY_DATABASE_URL: '',
       PARLEY_BOOTSTRAP_API_KEY: BENCH_API_KEY,
       PARLEY_LOG_LEVEL: 'warn',
+      // The platform around calls is measured here; the voice case measures the voice.
+      PARLEY_SIM_MODE: 'text',
     },
   });
   console.log(`${name} listening on ${server.url} (pid ${server.pid}), data dir ${dataDir}`);

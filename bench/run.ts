@@ -9,6 +9,7 @@ import { loadSettings, runCleanups } from './lib.ts';
 import { runSttCase, sttPhaseSeconds } from './stt.ts';
 import { runTtsCase } from './tts.ts';
 import { runVadCase, vadPhaseSeconds } from './vad.ts';
+import { runVoiceCase, voicePhaseSeconds } from './voice.ts';
 import { runWebhooksCase, webhookPhaseSeconds } from './webhooks.ts';
 
 interface BenchCase {
@@ -37,6 +38,8 @@ const CASES: Record<string, BenchCase> = {
   tts: { run: runTtsCase, loadSeconds: () => 120 },
   // 50 flite sentences in real time, 2 streams at a time: 16 kHz, 8 kHz mu-law, second pass on.
   stt: { run: runSttCase, loadSeconds: () => sttPhaseSeconds() },
+  // Platform share (1 and 200 calls), concurrent calls with API load (PARLEY_BENCH_VOICE_*), offline defaults.
+  voice: { run: runVoiceCase, loadSeconds: () => voicePhaseSeconds() },
 };
 
 const SETUP_ALLOWANCE_S = 60;

@@ -21,7 +21,7 @@ import { fliteClip, framesOf, testAudioDir, wordErrorRate, words } from '../src/
 import type { CaseContext } from './api.ts';
 import { machine, markdownTable, onCleanup, textTable, writeResultsSection } from './lib.ts';
 
-const SENTENCES = [
+export const SENTENCES = [
   'Hello, I am calling about my appointment tomorrow.',
   'I would like to reschedule my delivery to next Monday morning please.',
   'What time does your office open on Saturday?',
@@ -87,14 +87,14 @@ const percentile = (values: number[], p: number) => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 const RAW = ['-t', 'raw', '-e', 'signed-integer', '-b', '16', '-c', '1'];
 
-interface Utterance {
+export interface Utterance {
   text: string;
   /** 16 kHz as flite makes it, and telephone audio at 8 kHz. */
   frames: Record<8000 | 16000, AudioFrame[]>;
 }
 
 /** flite kal16 at 16 kHz, and the same through sox to 8 kHz G.711 mu-law and back to 16-bit. */
-function synthesize(dir: string): Utterance[] {
+export function synthesize(dir: string): Utterance[] {
   return SENTENCES.map((text, i) => {
     const clip = fliteClip(dir, text, `s${i}`);
     const base = join(dir, `s${i}-clip`);

@@ -2,7 +2,12 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/index.ts';
-import { createCallService, type CallService } from './calls/index.ts';
+import {
+  createCallService,
+  type CallRecordings,
+  type CallService,
+  type SpeechChoice,
+} from './calls/index.ts';
 import { createSimulatedPerson } from './conversation/index.ts';
 import {
   createLogger,
@@ -17,7 +22,12 @@ import {
   type ConversationServices,
   type MessagingDeps,
 } from './runtime/index.ts';
-import { createSimCarrier, type CalleeFactory } from './telephony/index.ts';
+import {
+  createSimCarrier,
+  type CalleeFactory,
+  type FarEndVoice,
+  type SimCarrier,
+} from './telephony/index.ts';
 import { createDialer, type Dialer } from './dialer/index.ts';
 import { createSimulationService, type SimulationService } from './simulation/index.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
@@ -25,8 +35,15 @@ import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/inde
 /** The NOTIFY channel that wakes dialers: a slot freed, a batch created or resumed. */
 const DIALER_CHANNEL = 'dialer';
 import {
+  DEFAULT_FLITE_VOICE,
+  POCKETSPHINX_INSTALL,
+  checkPocketSphinx,
   createBuiltinLLM,
+  createEnergyVAD,
+  createFliteTTS,
   createModelRouter,
+  createPocketSphinxSTT,
+  createSimulatedVoice,
   createOpenAILLM,
   createSimMessaging,
   createTwilioInboundParser,
@@ -36,9 +53,11 @@ import {
 export { DEFAULT_MAX_CONCURRENT_CALLS } from './store/index.ts';
 import {
   bootstrapWorkspace,
+  createFileRecordings,
   createStore,
   type BootstrapResult,
   type DatabaseOptions,
+  type RecordingStorage,
   type Store,
 } from './store/index.ts';
 
@@ -58,6 +77,8 @@ export interface AppOverrides {
   messaging?: MessagingDeps;
   /** What this process does (`parley serve --role`); default both the API and the background work. */
   role?: Role;
+  /** The speech voice calls run on; default the offline speech (`offlineSpeech`). */
+  speech?: SpeechSetup;
 }
 
 export interface App {
@@ -130,6 +151,58 @@ export function messagingAdapters(config: Config, clock: Clock = systemClock): M
   };
 }
 
+/** The speech calls run on, and the sim's far-end voice. */
+export interface SpeechSetup {
+  choice: SpeechChoice;
+  /** The far end of sim calls: with one, sim calls carry audio; null: text turns. */
+  farEnd: FarEndVoice | null;
+  close(): Promise<void>;
+}
+
+/** The sim's people speak with another voice than the agents' default. */
+const SIM_PERSON_VOICE = 'kal16';
+
+/**
+ * The offline speech (docs/voice.md): the energy VAD, PocketSphinx (a system package) and flite
+ * in-process. Without PocketSphinx, Parley says once what it lacks and how to get it: voice calls
+ * fail with that reason and sim calls run as text turns. `simMode: 'text'` keeps sim calls as text
+ * turns anyway (the fast path for load tests of the platform around calls).
+ */
+export async function offlineSpeech(options: {
+  logger: Logger;
+  clock?: Clock;
+  simMode: 'audio' | 'text';
+}): Promise<SpeechSetup> {
+  const { logger } = options;
+  const check = await checkPocketSphinx();
+  if (!check.ok) {
+    const missing = `PocketSphinx is not installed (missing ${check.missing.join(', ')}; install it with: ${POCKETSPHINX_INSTALL})`;
+    logger.warn(
+      { missing: check.missing, install: POCKETSPHINX_INSTALL },
+      'no offline speech recognizer: voice calls cannot run, simulated calls run as text turns',
+    );
+    return { choice: { missing }, farEnd: null, close: async () => undefined };
+  }
+  const clock = options.clock ?? systemClock;
+  const vad = createEnergyVAD();
+  const tts = createFliteTTS({ clock });
+  const stt = await createPocketSphinxSTT({ clock, logger });
+  return {
+    choice: { speech: { vad, stt, tts, voice: DEFAULT_FLITE_VOICE, voices: tts.voices } },
+    farEnd:
+      options.simMode === 'audio' ? createSimulatedVoice({ tts, stt, vad, voice: SIM_PERSON_VOICE }) : null,
+    async close() {
+      await stt.close();
+      await tts.close();
+    },
+  };
+}
+
+function callRecordings(options: { storage: RecordingStorage; publicUrl: string }): CallRecordings {
+  const base = options.publicUrl.replace(/\/+$/, '');
+  return { storage: options.storage, urlOf: (callId) => `${base}/v2/calls/${callId}/recording` };
+}
+
 export interface EngineOptions {
   store: Store;
   models: ModelRouter;
@@ -139,6 +212,10 @@ export interface EngineOptions {
   node: string;
   /** `PARLEY_SIM_SPEED`: 1 real time, 0 as fast as possible. */
   simSpeed: number;
+  /** Speech for voice calls and the sim's far end; default none (sim calls run as text turns). */
+  speech?: SpeechSetup;
+  /** Where calls of agents with `is_recording` are recorded, and the public URL that serves them. */
+  recordings?: { storage: RecordingStorage; publicUrl: string };
   allowPrivateNetwork: boolean;
   messaging: MessagingDeps;
   inboundWebhookTimeoutMs?: number;
@@ -161,6 +238,8 @@ export const ROLES: readonly Role[] = ['all', 'api', 'worker'];
 /** What runs behind the API: conversations, calls on the carriers, campaigns, webhook delivery. */
 export interface Engine {
   services: ConversationServices;
+  /** The simulated carrier (the API has it place the sim's inbound calls). */
+  sim: SimCarrier;
   calls: CallService;
   dialer: Dialer;
   simulations: SimulationService;
@@ -204,11 +283,13 @@ export function createEngine(options: EngineOptions): Engine {
       });
       return Object.assign(simulated, name ? { name } : {});
     };
+  const speech = options.speech;
   const sim = createSimCarrier({
     clock,
     speed: options.simSpeed,
     callee: person('callee'),
     caller: person('caller'),
+    ...(speech?.farEnd ? { voice: speech.farEnd } : {}),
   });
   const role = options.role ?? 'all';
   const background = role !== 'api';
@@ -218,10 +299,13 @@ export function createEngine(options: EngineOptions): Engine {
     store,
     runtime: services.runtime,
     carriers: { sim },
+    speech: speech?.choice ?? { missing: 'no speech providers were configured' },
+    ...(options.recordings ? { recordings: callRecordings(options.recordings) } : {}),
     clock,
     logger,
     node: options.node,
     webhooks,
+    onTakeover: (deadNode) => dialer.takeOver(deadNode),
     runsCalls: background,
     // A freed slot is refilled at once here, and in other processes through NOTIFY.
     onSlotReleased: () => {
@@ -251,6 +335,7 @@ export function createEngine(options: EngineOptions): Engine {
   const loop = new AbortController();
   return {
     services,
+    sim,
     simulations,
     calls,
     dialer: background ? dialer : { ...dialer, wake: wakeDialer },
@@ -290,6 +375,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   const store = await openStore(config, clock);
   let api: FastifyInstance | undefined;
   let engine: Engine | undefined;
+  let speech: SpeechSetup | undefined;
   try {
     const bootstrap = await bootstrapWorkspace(store, config.bootstrapApiKey);
     if (bootstrap.kind === 'created') {
@@ -301,6 +387,12 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       }
     }
     const models = overrides.models ?? modelRouter(config);
+    const recordings = createFileRecordings(join(config.dataDir, 'recordings'));
+    // API-only nodes run no calls, so they load no speech.
+    speech =
+      overrides.speech ??
+      (role === 'api' ? undefined : await offlineSpeech({ logger, clock, simMode: config.simMode }));
+    if (speech) logger.info({ sim_calls: speech.farEnd ? 'audio' : 'text' }, 'speech ready');
     engine = createEngine({
       store,
       models,
@@ -308,6 +400,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       logger,
       node: config.nodeName,
       simSpeed: config.simSpeed,
+      ...(speech ? { speech } : {}),
+      recordings: { storage: recordings, publicUrl: config.publicUrl },
       allowPrivateNetwork: config.allowPrivateNetwork,
       messaging: overrides.messaging ?? messagingAdapters(config, clock),
       inboundWebhookTimeoutMs: config.inboundWebhookTimeoutMs,
@@ -318,6 +412,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       logger,
       services: engine.services,
       calls: engine.calls,
+      sim: engine.sim,
+      recordings,
       dialer: engine.dialer,
       simulations: engine.simulations,
       apiRoutes: role !== 'worker',
@@ -332,6 +428,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     await engine.start();
     const ready = api;
     const running = engine;
+    const voice = speech;
     return {
       config,
       store,
@@ -345,12 +442,14 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       async close() {
         await ready.close();
         await running.stop(config.shutdownTimeoutMs);
+        await voice?.close();
         await store.close();
       },
     };
   } catch (err) {
     await api?.close();
     await engine?.stop(0);
+    await speech?.close();
     await store.close();
     throw err;
   }

@@ -1,15 +1,15 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { describe } from 'vitest';
 import { buildApi } from '../src/api/index.ts';
-import { createEngine, type Engine } from '../src/app.ts';
+import { createEngine, type Engine, type SpeechSetup } from '../src/app.ts';
 import { createSimMessaging } from '../src/providers/index.ts';
 import type { MessagingDeps } from '../src/runtime/index.ts';
 import { silentLogger, systemClock, type Clock, type Plan } from '../src/core/index.ts';
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
 import { createScriptedLLM } from '../src/providers/testing/index.ts';
 import type { RateLimitOptions } from '../src/api/index.ts';
-import type { Store, StoreLimits } from '../src/store/index.ts';
-import { storeTargets, type StoreTarget } from '../src/store/testing/index.ts';
+import type { RecordingStorage, Store, StoreLimits } from '../src/store/index.ts';
+import { createMemoryRecordings, storeTargets, type StoreTarget } from '../src/store/testing/index.ts';
 
 // API test harness: the real Fastify app over a real store (one per dialect), driven with
 // inject(). `forEachStore` runs a describe block once per dialect.
@@ -31,6 +31,8 @@ export interface TestApi {
   models: ModelRouter;
   /** Calls, conversations and webhook delivery behind the API (started). */
   engine: Engine;
+  /** Where recorded calls go (in memory). */
+  recordings: RecordingStorage;
   /** A workspace (enterprise, 10 concurrent calls) and its key. */
   ws: TestWorkspace;
   /** A second, unrelated workspace: its ids must be invisible to `ws`. */
@@ -66,6 +68,8 @@ export async function createTestApi(
     messaging?: MessagingDeps;
     /** The sim carrier's pace (default 0: as fast as possible). */
     simSpeed?: number;
+    /** Speech for voice calls and the sim's far end; default none (sim calls are text turns). */
+    speech?: SpeechSetup;
     /** Webhook delivery tuning. */
     webhooks?: { retryDelaysMs?: readonly number[]; attemptTimeoutMs?: number; pollIntervalMs?: number };
     inboundWebhookTimeoutMs?: number;
@@ -80,6 +84,7 @@ export async function createTestApi(
     platform: options.llm ?? createScriptedLLM([{ text: 'OK.' }], { repeatLast: true }),
   });
   const clock = options.clock ?? systemClock;
+  const recordings = createMemoryRecordings();
   const engine = createEngine({
     store,
     models,
@@ -87,6 +92,8 @@ export async function createTestApi(
     logger: silentLogger(),
     node: `test-${Math.random().toString(36).slice(2)}`,
     simSpeed: options.simSpeed ?? 0,
+    ...(options.speech ? { speech: options.speech } : {}),
+    recordings: { storage: recordings, publicUrl: TEST_PUBLIC_URL },
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
     messaging: options.messaging ?? { sim: createSimMessaging({ clock }) },
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
@@ -99,6 +106,8 @@ export async function createTestApi(
     models,
     services: engine.services,
     calls: engine.calls,
+    sim: engine.sim,
+    recordings,
     dialer: engine.dialer,
     simulations: engine.simulations,
     ...(options.clock ? { clock: options.clock } : {}),
@@ -115,6 +124,7 @@ export async function createTestApi(
   const other = await createWorkspace(store, 'other');
   return {
     api,
+    recordings,
     store,
     models,
     engine,

@@ -5,7 +5,8 @@ import type { Registry } from 'prom-client';
 import { systemClock, type Clock, type Logger } from '../core/index.ts';
 import type { ModelRouter } from '../providers/index.ts';
 import type { ConversationServices } from '../runtime/index.ts';
-import type { Store } from '../store/index.ts';
+import type { RecordingStorage, Store } from '../store/index.ts';
+import type { SimCarrier } from '../telephony/index.ts';
 import type { CallService } from '../calls/index.ts';
 import type { SimulationService } from '../simulation/index.ts';
 import { simulationRunRoutes } from './simulations/run-routes.ts';
@@ -20,6 +21,7 @@ import { createMetricsRegistry, registerMetrics } from './metrics.ts';
 import { createChatChannels } from './messaging/channels.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { callRoutes } from './calls/routes.ts';
+import { callRecordingRoutes } from './calls/recording-routes.ts';
 import { batchRoutes } from './batches/routes.ts';
 import { simulationRoutes } from './simulations/routes.ts';
 import { calendarRoutes } from './calendar/routes.ts';
@@ -59,6 +61,10 @@ export interface ApiDeps {
   services: ConversationServices;
   /** Calls (POST /calls, GET /calls, the sim's inbound calls); absent: those routes are not served. */
   calls?: CallService;
+  /** The sim carrier: `POST /sim/inbound` has it ring one of the workspace's numbers. */
+  sim?: Pick<SimCarrier, 'ring'>;
+  /** Call recordings (GET /calls/{id}/recording, DELETE /calls/{id}); absent: not served. */
+  recordings?: RecordingStorage;
   /** Suite execution (POST /simulation_suites/{id}/execute and the results); absent: not served. */
   simulations?: SimulationService;
   /** The campaign dialer, woken when a batch may have something to dial. */
@@ -150,7 +156,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
           simulations: deps.simulations,
           models: deps.models,
         });
-      if (deps.calls) await v2.register(callRoutes, { store: deps.store, calls: deps.calls });
+      if (deps.calls)
+        await v2.register(callRoutes, {
+          store: deps.store,
+          calls: deps.calls,
+          ...(deps.sim ? { sim: deps.sim } : {}),
+        });
+      if (deps.recordings)
+        await v2.register(callRecordingRoutes, { store: deps.store, recordings: deps.recordings });
       await v2.register(knowledgeRoutes, {
         store: deps.store,
         allowPrivateNetwork: deps.allowPrivateNetwork ?? false,

@@ -11,14 +11,9 @@ export {
   type CallStatus,
   type EndCallReason,
 } from './status.ts';
-export { CALL_FALLBACK_LINE, MAX_DURATION_LINE, converse, type ConverseResult } from './converse.ts';
 export { agentsUsed, callTimezone, postCallPayload } from './payload.ts';
-export { callQuality, type CallQuality } from './quality.ts';
-export {
-  DEFAULT_CALL_SECONDS,
-  createCallService,
-  newCallOf,
-  type CallService,
-  type CallServiceOptions,
-  type PlaceCallInput,
-} from './service.ts';
+export { DEFAULT_CALL_SECONDS, newCallOf, type PlaceCallInput } from './admission.ts';
+export type { SpeechChoice } from './context.ts';
+export type { CallRecordings } from './recording.ts';
+export { recordingUrlOf } from './payload.ts';
+export { createCallService, type CallService, type CallServiceOptions } from './service.ts';

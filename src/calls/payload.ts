@@ -42,7 +42,7 @@ export function postCallPayload(call: Call, options: PayloadOptions): Record<str
       start_time: toZonedIso(started, timezone),
       transcript: call.transcript,
       recording_sid: null,
-      recording_url: '',
+      recording_url: recordingUrlOf(call) ?? '',
       call_sid: call.callSid ?? '',
       agents_used: agentsUsed(call),
       diversion: null,
@@ -55,6 +55,12 @@ export function postCallPayload(call: Call, options: PayloadOptions): Record<str
   };
   if (options.includeTimeline) payload.action_execution_timeline = actions.action_execution_timeline;
   return payload;
+}
+
+/** The URL of the call's recording, once one was kept. */
+export function recordingUrlOf(call: Call): string | null {
+  const url = call.settings.recording_url;
+  return typeof url === 'string' ? url : null;
 }
 
 /** The agents that handled the call: the one it ended with, after any it was routed from. */

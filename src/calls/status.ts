@@ -75,6 +75,9 @@ const MOVES: Record<CallStatus, readonly CallStatus[]> = {
 export const isCallStatus = (value: string): value is CallStatus =>
   (CALL_STATUSES as readonly string[]).includes(value);
 
+export const isEndCallReason = (value: string): value is EndCallReason =>
+  (END_CALL_REASONS as readonly string[]).includes(value);
+
 export const isFinal = (status: string): boolean => (FINAL_STATUSES as readonly string[]).includes(status);
 
 export function canMove(from: string, to: string): boolean {

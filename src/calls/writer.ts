@@ -21,6 +21,8 @@ export interface CallEnding {
   patch: CallPatch;
   /** The agent's timezone, for the webhook's times. */
   agentTimezone?: string;
+  /** Only while the call waits for its after-the-call work (its last move, made once). */
+  whileAfterCall?: boolean;
 }
 
 export interface CallWriter {
@@ -94,6 +96,7 @@ export function createCallWriter(options: { store: Store; logger: Logger }): Cal
           id: ending.callId,
           from: ending.from,
           patch: ending.patch,
+          ...(ending.whileAfterCall ? { whileAfterCall: true } : {}),
         },
         ending,
       }),

@@ -55,6 +55,7 @@ describe('loadConfig', () => {
       llm: undefined,
       twilio: undefined,
       simSpeed: 1,
+      simMode: 'audio',
       inboundWebhookTimeoutMs: 2500,
       allowPrivateNetwork: false,
     });
@@ -108,6 +109,7 @@ describe('loadConfig', () => {
     [{ PARLEY_TWILIO_BASE_URL: 'http://x' }, 'PARLEY_TWILIO_BASE_URL'],
     [{ PARLEY_SIM_SPEED: '-1' }, 'PARLEY_SIM_SPEED'],
     [{ PARLEY_SIM_SPEED: 'fast' }, 'PARLEY_SIM_SPEED'],
+    [{ PARLEY_SIM_MODE: 'video' }, 'PARLEY_SIM_MODE'],
     [{ PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS: '50' }, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS'],
     [
       { PARLEY_TWILIO_ACCOUNT_SID: 'AC1', PARLEY_TWILIO_AUTH_TOKEN: 't', PARLEY_TWILIO_BASE_URL: 'ftp://x' },

@@ -32,6 +32,11 @@ export interface Config {
   twilio: { accountSid: string; authToken: string; baseUrl: string } | undefined;
   /** The simulated carrier's pace: 1 = real time, 0 = as fast as possible. */
   simSpeed: number;
+  /**
+   * `audio` (default): sim calls speak and hear through the voice session; `text`: sim calls run
+   * as text turns (the fast path for load tests of the platform around calls).
+   */
+  simMode: 'audio' | 'text';
   /** Each inbound-webhook attempt waits at most this long, in ms. */
   inboundWebhookTimeoutMs: number;
 }
@@ -44,6 +49,13 @@ function speedVar(env: Env, name: string, fallback: number): number {
     throw new ConfigError(`${name} must be a number from 0 to 100, got "${raw}"`);
   }
   return value;
+}
+
+function simModeVar(env: Env): Config['simMode'] {
+  const raw = env.PARLEY_SIM_MODE;
+  if (raw === undefined || raw === '' || raw === 'audio') return 'audio';
+  if (raw === 'text') return 'text';
+  throw new ConfigError(`PARLEY_SIM_MODE must be audio or text, got "${raw}"`);
 }
 
 export const DEFAULT_TWILIO_BASE_URL = 'https://api.twilio.com';
@@ -168,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     llm: llmConfig(env),
     twilio: twilioConfig(env),
     simSpeed: speedVar(env, 'PARLEY_SIM_SPEED', 1),
+    simMode: simModeVar(env),
     inboundWebhookTimeoutMs: intVar(env, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS', 2500, 100, 10_000),
   };
 }

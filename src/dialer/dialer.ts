@@ -56,6 +56,8 @@ export interface Dialer {
   start(signal?: AbortSignal): Promise<void>;
   /** Runs a round as soon as possible. */
   wake(): void;
+  /** A silent node was taken over: the recipients it claimed without a call return to the queue. */
+  takeOver(deadNode: string): Promise<void>;
   /** One round now (tests); resolves with the number of calls dispatched. */
   round(): Promise<number>;
   /** Resolves once the loop is waiting for its next round (tests moving a manual clock). */
@@ -421,6 +423,11 @@ export function createDialer(options: DialerOptions): Dialer {
       });
       if (stale > 0) logger.warn({ released: stale }, 'stale claims of another node returned to the queue');
       running = run();
+    },
+    async takeOver(deadNode) {
+      const released = await store.batches.releaseClaims({ node: deadNode });
+      if (released > 0)
+        logger.warn({ node: deadNode, released }, 'claims of a silent node returned to the queue');
     },
     wake() {
       woken = true;

@@ -7,7 +7,7 @@ export {
   type AudioFrame,
   type SampleRate,
 } from './frame.ts';
-export type { LegEndReason, MediaLeg, MediaReceiver } from './leg.ts';
+export { wrapLeg, type LegEndReason, type LegOverrides, type MediaLeg, type MediaReceiver } from './leg.ts';
 export { createDataSpeechReader, dataSpeechFrames, type DataSpeechReader } from './data-speech.ts';
 export {
   alawDecode,

@@ -48,3 +48,49 @@ export interface MediaLeg {
   /** Resolves when the leg ends, with why. */
   readonly ended: Promise<LegEndReason>;
 }
+
+/** What a leg wrapper changes: the rest is the wrapped leg's own. */
+export interface LegOverrides {
+  /** Sees (and may change) every frame the far end sends, before the receiver does. */
+  audioIn?: (frame: AudioFrame) => AudioFrame;
+  play?: (frame: AudioFrame) => void;
+  clear?: (fadeFrames: number) => void;
+  hangup?: () => Promise<void>;
+}
+
+/**
+ * A leg that is `leg` but for `overrides` (a recorder, a measuring harness). The played and queued
+ * positions stay the wrapped leg's, read live.
+ */
+export function wrapLeg(leg: MediaLeg, overrides: LegOverrides): MediaLeg {
+  const { audioIn, clear } = overrides;
+  return {
+    get sid() {
+      return leg.sid;
+    },
+    get ended() {
+      return leg.ended;
+    },
+    receive: (receiver) =>
+      leg.receive(
+        audioIn
+          ? {
+              audio: (frame) => receiver.audio(audioIn(frame)),
+              dtmf: (digit, at) => receiver.dtmf(digit, at),
+            }
+          : receiver,
+      ),
+    play: overrides.play ?? ((frame) => leg.play(frame)),
+    clear: clear ? (fadeFrames = 0) => clear(fadeFrames) : (fadeFrames) => leg.clear(fadeFrames),
+    get playedMs() {
+      return leg.playedMs;
+    },
+    get queuedMs() {
+      return leg.queuedMs;
+    },
+    drained: () => leg.drained(),
+    sendDtmf: (digits) => leg.sendDtmf(digits),
+    transfer: (to) => leg.transfer(to),
+    hangup: overrides.hangup ?? (() => leg.hangup()),
+  };
+}

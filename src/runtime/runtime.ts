@@ -3,6 +3,8 @@ import { chatCallControl } from '../actions/index.ts';
 import type { Clock, HttpPort } from '../core/index.ts';
 import {
   ConversationSession,
+  analyzeConversation,
+  type Analysis,
   type AgentConversationConfig,
   type SessionSnapshot,
   type Variables,
@@ -66,6 +68,8 @@ export interface ConversationSetup {
 
 export interface Conversation {
   session: ConversationSession;
+  /** The agent's settings for this conversation (its overrides applied). */
+  config: AgentConversationConfig;
   actions: ConversationActions;
   model: ModelChoice;
   /** The effects its actions use (for `finish`). */
@@ -82,6 +86,18 @@ export interface AgentRuntime {
   open(setup: ConversationSetup): Promise<Conversation>;
   /** After the end: the final extraction pass, SEND_SMS actions and CUSTOM_EVAL questions. */
   finish(conversation: Conversation, options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * A call's post-call analysis (after `finish`): the model judges the conversation, or the
+   * builtin heuristic does. Never rejects: a failed judge falls back to the heuristic.
+   */
+  analyze(conversation: Conversation, ending: CallEnding): Promise<Analysis>;
+}
+
+/** How a call ended, as the analysis reads it. */
+export interface CallEnding {
+  endCallReason: string;
+  customEndCallReason: string | null;
+  answeredBy: 'human' | 'machine' | null;
 }
 
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
@@ -134,7 +150,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       },
       setup.stored?.snapshot,
     );
-    return { session, actions: made, model, effects };
+    return { session, config, actions: made, model, effects };
   }
 
   async function finish(conversation: Conversation, finishOptions: { signal?: AbortSignal } = {}) {
@@ -148,5 +164,28 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     });
   }
 
-  return { actions, open, finish };
+  async function analyze(conversation: Conversation, ending: CallEnding): Promise<Analysis> {
+    const { session } = conversation;
+    const result = await analyzeConversation(
+      {
+        agent: conversation.config,
+        turns: session.turns,
+        endCallReason: ending.endCallReason,
+        customEndCallReason: ending.customEndCallReason,
+        answeredBy: ending.answeredBy,
+        collectedVariables: conversation.actions.collected.collected(),
+        actions: conversation.actions.recorder.timeline
+          .filter((t) => t.status !== 'started')
+          .map((t) => ({ name: t.name, action_type: t.action_type, success: t.status === 'success' })),
+      },
+      {
+        llm: conversation.model.llm,
+        ...(conversation.model.model ? { model: conversation.model.model } : {}),
+        clock,
+      },
+    );
+    return result.analysis;
+  }
+
+  return { actions, open, finish, analyze };
 }

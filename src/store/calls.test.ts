@@ -293,6 +293,104 @@ for (const target of storeTargets()) {
       });
     });
 
+    describe('remove', () => {
+      // src/calls' FINAL_STATUSES in part: the store takes the list from its caller.
+      const FINAL = ['completed', 'failed', 'busy', 'no-answer'];
+
+      it('deletes a call of its workspace only when its status is final, and only once', async () => {
+        const done = await call(ws, 'completed');
+        const ringing = await call();
+        const waiting = await call(ws, 'pending');
+        const elsewhere = await call(other, 'completed');
+        // Final but still counted against the slots (its last move has not released it yet).
+        const holding = await store.calls.create(ws, {
+          agentId: 'agent-1',
+          type: 'inbound',
+          status: 'failed',
+          phoneFrom: '+14155550100',
+          phoneTo: '+14155550101',
+          leadName: 'Cy',
+          holdsSlot: true,
+        });
+
+        expect(await store.calls.remove(ws, ringing.id, FINAL)).toBe(false);
+        expect(await store.calls.remove(ws, waiting.id, FINAL)).toBe(false);
+        expect(await store.calls.remove(ws, elsewhere.id, FINAL)).toBe(false);
+        expect(await store.calls.remove(ws, holding.id, FINAL)).toBe(false);
+        expect(await store.calls.remove(ws, done.id, [])).toBe(false);
+        expect(await store.calls.remove(ws, done.id, ['failed'])).toBe(false);
+        expect(await store.calls.remove(ws, done.id, FINAL)).toBe(true);
+        expect(await store.calls.remove(ws, done.id, FINAL)).toBe(false);
+
+        expect(await store.calls.get(ws, done.id)).toBeNull();
+        for (const [w, c] of [
+          [ws, ringing],
+          [ws, waiting],
+          [other, elsewhere],
+          [ws, holding],
+        ] as const) {
+          expect((await store.calls.get(w, c.id))?.status).toBe(c.status);
+        }
+        // A call ended later can go.
+        await store.calls.update(ws, ringing.id, ['ringing'], { status: 'no-answer', holdsSlot: false });
+        expect(await store.calls.remove(ws, ringing.id, FINAL)).toBe(true);
+        expect((await store.calls.list(ws, { limit: 10, offset: 0 })).total).toBe(2);
+      });
+
+      it('keeps the webhook history and the batch recipient that name the call', async () => {
+        const batch = await store.batches.create(
+          ws,
+          {
+            agentId: 'agent-1',
+            name: 'b',
+            fromPhoneNumber: '+14155550100',
+            fromProvider: 'sim',
+            triggerAt: null,
+            reservedConcurrency: 0,
+            callTimeWindow: null,
+            lifetimeMs: 60_000,
+          },
+          [{ toPhoneNumber: '+14155550101' }],
+        );
+        await store.batches.move(ws, batch.id, ['scheduled'], 'in_progress');
+        const [task] = await store.batches.claim(batch.id, 1, 'n');
+        const done = await call(ws, 'completed');
+        await store.batches.dispatch(task!.id, done.id);
+        const delivery = await store.webhooks.enqueue({
+          workspaceId: ws,
+          type: 'external_webhook',
+          url: 'https://example.com/hook',
+          payload: { call_id: done.id },
+          callId: done.id,
+        });
+        const log = await store.webhooks.appendLog({
+          workspaceId: ws,
+          webhookType: 'external_webhook',
+          status: 'success',
+          callId: done.id,
+          url: 'https://example.com/hook',
+          requestHeaders: {},
+          requestBody: '{}',
+          attemptNumber: 1,
+          durationMs: 5,
+        });
+        expect((await store.batches.listTasks(batch.id, { limit: 10, offset: 0 }))[0]).toMatchObject({
+          callId: done.id,
+          callStatus: 'completed',
+        });
+
+        expect(await store.calls.remove(ws, done.id, FINAL)).toBe(true);
+
+        expect(await store.webhooks.getDelivery(ws, delivery.id)).toMatchObject({ callId: done.id });
+        expect(await store.webhooks.getLog(ws, log.id)).toMatchObject({ callId: done.id });
+        expect((await store.batches.listTasks(batch.id, { limit: 10, offset: 0 }))[0]).toMatchObject({
+          status: 'dispatched',
+          callId: done.id,
+          callStatus: null,
+        });
+      });
+    });
+
     it('moves nothing for an empty list', async () => {
       expect(await store.calls.updateMany([])).toEqual([]);
     });

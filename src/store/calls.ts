@@ -39,6 +39,8 @@ export interface Call {
   callSid: string | null;
   node: string | null;
   holdsSlot: boolean;
+  /** Hung up, its after-the-call work (analysis, webhook) not done yet. */
+  afterCallPending: boolean;
   createdAt: number;
   ringingAt: number | null;
   answeredAt: number | null;
@@ -88,6 +90,7 @@ export interface CallPatch {
   callSid?: string | null;
   node?: string | null;
   holdsSlot?: boolean;
+  afterCallPending?: boolean;
   ringingAt?: number;
   answeredAt?: number;
   endedAt?: number;
@@ -140,6 +143,7 @@ function toCall(row: Selectable<CallTable>): Call {
     callSid: row.call_sid,
     node: row.node,
     holdsSlot: Number(row.holds_slot) === 1,
+    afterCallPending: Number(row.after_call) === 1,
     createdAt: Number(row.created_at),
     ringingAt: n(row.ringing_at),
     answeredAt: n(row.answered_at),
@@ -167,6 +171,7 @@ function patchValues(patch: CallPatch): Updateable<CallTable> {
   if (patch.callSid !== undefined) v.call_sid = patch.callSid;
   if (patch.node !== undefined) v.node = patch.node;
   if (patch.holdsSlot !== undefined) v.holds_slot = patch.holdsSlot ? 1 : 0;
+  if (patch.afterCallPending !== undefined) v.after_call = patch.afterCallPending ? 1 : 0;
   if (patch.ringingAt !== undefined) v.ringing_at = patch.ringingAt;
   if (patch.answeredAt !== undefined) v.answered_at = patch.answeredAt;
   if (patch.endedAt !== undefined) v.ended_at = patch.endedAt;
@@ -180,6 +185,8 @@ export interface CallMove {
   id: string;
   from: readonly string[];
   patch: CallPatch;
+  /** Also only while the call waits for its after-the-call work (no one else finished it). */
+  whileAfterCall?: boolean;
 }
 
 /** PostgreSQL types of the patchable columns that are not text (for `updateMany`'s VALUES). */
@@ -191,6 +198,7 @@ const PG_TYPES: Record<string, string> = {
   analysis: 'jsonb',
   quality: 'jsonb',
   holds_slot: 'integer',
+  after_call: 'integer',
   ringing_at: 'bigint',
   answered_at: 'bigint',
   ended_at: 'bigint',
@@ -334,6 +342,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
     from: readonly string[],
     patch: CallPatch,
     version?: number,
+    whileAfterCall = false,
   ): Promise<Call | null> {
     let q = db
       .updateTable('calls')
@@ -342,6 +351,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       .where('id', '=', id)
       .where('status', 'in', [...from]);
     if (version !== undefined) q = q.where('version', '=', version);
+    if (whileAfterCall) q = q.where('after_call', '=', 1);
     const row = await q.returningAll().executeTakeFirst();
     return row ? toCall(row) : null;
   }
@@ -406,6 +416,27 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       return row ? toCall(row) : null;
     },
 
+    /**
+     * Deletes a call of the workspace if it is in one of `finalStatuses` (the caller's list of
+     * statuses that never change again: src/calls' FINAL_STATUSES) and holds no slot; false when
+     * there is no such call. Only the call row goes: nothing references it by a foreign key, and
+     * the rows that name it are history or still owed to someone, so they stay: webhook logs
+     * (attempts made), webhook deliveries (a post-call webhook still pending must go out; its
+     * payload is self-contained) and the batch recipient it was dialed for (the batch's counts
+     * include it; its listing shows no call status once the call is gone).
+     */
+    async remove(workspaceId: string, id: string, finalStatuses: readonly string[]): Promise<boolean> {
+      if (finalStatuses.length === 0) return false;
+      const result = await db
+        .deleteFrom('calls')
+        .where('workspace_id', '=', workspaceId)
+        .where('id', '=', id)
+        .where('status', 'in', [...finalStatuses])
+        .where('holds_slot', '=', 0)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
     async list(workspaceId: string, f: CallFilters): Promise<{ calls: Call[]; total: number }> {
       let q = db.selectFrom('calls').where('workspace_id', '=', workspaceId);
       if (f.agentId !== undefined) q = q.where('agent_id', '=', f.agentId);
@@ -441,19 +472,21 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       const ids = new Set(moves.map((m) => m.id));
       if (dialect !== 'postgres' || moves.length < 2 || ids.size < moves.length) {
         const moved: (Call | null)[] = [];
-        for (const m of moves) moved.push(await updateOne(m.workspaceId, m.id, m.from, m.patch));
+        for (const m of moves)
+          moved.push(await updateOne(m.workspaceId, m.id, m.from, m.patch, undefined, m.whileAfterCall));
         return moved;
       }
       const now = clock.now();
       const values = moves.map((m) => patchValues(m.patch) as Record<string, unknown>);
       const shapes = new Map<string, number[]>();
       values.forEach((v, i) => {
-        const key = Object.keys(v).join(',');
+        const key = `${moves[i]!.whileAfterCall ? 'after_call|' : '|'}${Object.keys(v).join(',')}`;
         shapes.set(key, [...(shapes.get(key) ?? []), i]);
       });
       const byId = new Map<string, Call>();
       for (const [key, indexes] of shapes) {
-        const cols = key === '' ? [] : key.split(',');
+        const [guard = '', columns = ''] = key.split('|');
+        const cols = columns === '' ? [] : columns.split(',');
         const rows = indexes.map((i) => {
           const m = moves[i]!;
           const cells = cols.map(
@@ -469,6 +502,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
         const result = await sql<Selectable<CallTable>>`update calls as c set ${sql.join(sets)}
           from (values ${sql.join(rows)}) as v(${sql.join(['id', 'workspace_id', 'from_statuses', ...cols].map((k) => sql.id(k)))})
           where c.id = v.id and c.workspace_id = v.workspace_id and c.status = any(v.from_statuses)
+            ${guard === 'after_call' ? sql`and c.after_call = 1` : sql``}
           returning c.*`.execute(db);
         for (const row of result.rows) byId.set(row.id, toCall(row));
       }
@@ -672,6 +706,17 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
     },
 
     /** Calls a node was running (for recovery after it stopped). */
+    /** Calls of `node` that hung up and still wait for their after-the-call work. */
+    async afterCallOf(node: string): Promise<Call[]> {
+      const rows = await db
+        .selectFrom('calls')
+        .selectAll()
+        .where('node', '=', node)
+        .where('after_call', '=', 1)
+        .orderBy('seq')
+        .execute();
+      return rows.map(toCall);
+    },
     async ownedBy(node: string, statuses: readonly string[]): Promise<Call[]> {
       const rows = await db
         .selectFrom('calls')

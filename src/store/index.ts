@@ -114,3 +114,10 @@ export {
   type CallGroup,
   type RecentCall,
 } from './analytics.ts';
+export {
+  createFileRecordings,
+  isRecordingKey,
+  type RecordingStorage,
+  type RecordingWriter,
+  type StoredRecording,
+} from './recordings.ts';

@@ -313,6 +313,8 @@ export interface CallTable {
   node: string | null;
   /** 1 while the call counts against max_concurrent_calls. */
   holds_slot: number;
+  /** 1 from the hang-up until the after-the-call work's last move. */
+  after_call: Generated<number>;
   created_at: number;
   ringing_at: number | null;
   answered_at: number | null;

@@ -186,6 +186,7 @@ for (const target of storeTargets()) {
               '016-keyless-chats',
               '017-agent-actions-by-action',
               '018-simulation-lists',
+              '019-call-after-work',
             ],
           });
           expect(await fresh.isReady()).toBe(true);

@@ -4,7 +4,10 @@ export type {
   Carrier,
   DialOutcome,
   DialRequest,
-  IncomingRequest,
+  IncomingCall,
+  IncomingHandler,
+  IncomingRejection,
+  IncomingTaken,
   LegEndReason,
   TextLeg,
 } from './types.ts';

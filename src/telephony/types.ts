@@ -51,18 +51,38 @@ export interface DialRequest {
   signal?: AbortSignal;
 }
 
-export interface IncomingRequest {
-  callId: string;
+/** A call arriving for one of our numbers, as a carrier offers it to Parley. */
+export interface IncomingCall {
   /** The caller (E.164). */
-  from: string;
+  readonly from: string;
   /** Our number that was called (E.164). */
-  to: string;
+  readonly to: string;
+  /** The workspace the call is for, when the carrier knows it (the sim's API request does). */
+  readonly workspaceId?: string;
+  /** Picks up: the connected leg. `callId` is Parley's id of the call, for the carrier's logs. */
+  answer(callId: string): Promise<CallLeg>;
+  /** Turns the call away: `busy` (at capacity) or `unavailable` (nobody answers this number). */
+  reject(reason: IncomingRejection): void;
 }
+
+export type IncomingRejection = 'busy' | 'unavailable';
+
+/** What Parley made of an incoming call: the stored call and its status then. */
+export interface IncomingTaken {
+  callId: string;
+  status: string;
+}
+
+/**
+ * Where a carrier pushes the calls arriving for our numbers. Resolves once the call is stored (and
+ * answered, routed or turned away in the background), not when it ends.
+ */
+export type IncomingHandler = (call: IncomingCall) => Promise<IncomingTaken>;
 
 export interface Carrier {
   /** `sim`, `sip`, `twilio`...: the provider name numbers are imported with. */
   readonly name: string;
   dial(request: DialRequest): Promise<DialOutcome>;
-  /** Answers a call that arrived for one of our numbers. */
-  incoming?(request: IncomingRequest): CallLeg | Promise<CallLeg>;
+  /** Sets where calls arriving for our numbers go (one handler; a carrier without one rejects). */
+  onIncoming?(handler: IncomingHandler): void;
 }

@@ -1,6 +1,20 @@
 // The real-time voice session (DESIGN.md section 5): turn taking, endpointing, barge-in,
 // greeting modes, voicemail, idle reminders, maximum duration, over a carrier's MediaLeg.
 export { runVoiceCall, type VoiceCallOptions, type VoiceLogger } from './session.ts';
+export { talk, type CallSpeech, type TalkOptions, type TalkResult } from './talk.ts';
+export { runTextCall, type TextCallOptions, type TextTurns } from './text-call.ts';
+export { textCallQuality, type TextCallQuality } from './text-quality.ts';
+export {
+  RECORDER_LIMITS,
+  recordLeg,
+  wavHeader,
+  type LegRecording,
+  type RecorderLogger,
+  type RecorderStats,
+  type RecordingInfo,
+  type RecordingSink,
+  type RecordLegOptions,
+} from './recorder.ts';
 export {
   CALL_FALLBACK_LINE,
   MAX_DURATION_LINE,
@@ -27,6 +41,7 @@ export {
   type VoiceTurnQuality,
 } from './quality.ts';
 export { PATIENCE_MS, endpointDelayMs } from './endpointing.ts';
+export { MODEL_FIRST_TOKEN_TIMEOUT_MS, STT_FINAL_TIMEOUT_MS, TTS_AUDIO_TIMEOUT_MS } from './limits.ts';
 export { isCompleteUtterance } from './complete-utterance.ts';
 export { createSentenceChunker, type SentenceChunker } from './chunker.ts';
 export { createBeepDetector, type BeepDetector, type BeepEvent } from './beep.ts';

@@ -9,7 +9,7 @@ import type { VoiceQuality } from './quality.ts';
 //   caller silent for allowed_idle_time_seconds: completed / undefined (status.ts has no idle
 //     or timeout reason; the published API's `timeout` is not in Parley's list)
 //   answering machine: left_voicemail / voicemail_message_left, or hangup_on_voicemail / voicemail
-//   canceled (the signal): canceled / undefined, as converse.ts
+//   canceled (the signal): canceled / undefined
 //   a provider failed or stalled, or the carrier dropped the call: failed / undefined + errorMessage
 
 export type VoiceCallStatus = 'completed' | 'left_voicemail' | 'hangup_on_voicemail' | 'failed' | 'canceled';
@@ -38,9 +38,9 @@ export interface VoiceCallResult extends VoiceCallOutcome {
   quality: VoiceQuality;
 }
 
-/** Said when the model fails for a turn; the call goes on (same words as converse.ts). */
+/** Said when the model fails for a turn; the call goes on. */
 export const CALL_FALLBACK_LINE = "Sorry, I didn't get that. Could you say it again?";
-/** Said when the maximum duration is reached (same words as converse.ts). */
+/** Said when the maximum duration is reached. */
 export const MAX_DURATION_LINE = "I'm sorry, we've run out of time. Thank you for your time, goodbye!";
 
 export const outcome = (
@@ -49,7 +49,7 @@ export const outcome = (
   extra: Partial<VoiceCallOutcome> = {},
 ): VoiceCallOutcome => ({ status, endCallReason, customEndCallReason: null, errorMessage: null, ...extra });
 
-/** The end reason of a conversation the engine ended (as converse.ts maps it). */
+/** The end reason of a conversation the engine ended. */
 export function outcomeOfEnding(ending: Ending): VoiceCallOutcome {
   switch (ending.kind) {
     case 'custom_end_call':

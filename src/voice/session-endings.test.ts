@@ -312,7 +312,7 @@ describe('failures', () => {
     const call = await runScriptedCall({ clock, stt: broken, script: [{ wait: 60_000 }] });
     expect(call.result).toMatchObject({
       status: 'failed',
-      errorMessage: 'the recognizer lost its connection',
+      errorMessage: 'speech recognition (STT) failed: the recognizer lost its connection',
     });
     expect(call.result.quality.duration_ms).toBe(2_000);
     expectClean(call);

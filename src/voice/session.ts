@@ -6,7 +6,7 @@ import {
   type TurnResult,
 } from '../conversation/index.ts';
 import { FRAME_MS, type AudioFrame, type MediaLeg, type LegEndReason } from '../media/index.ts';
-import { LLMError, type STT, type TTS, type VAD } from '../providers/index.ts';
+import { LLMError, SpeechError, type STT, type TTS, type VAD } from '../providers/index.ts';
 import { createAudioOut } from './audio-out.ts';
 import { finalInterrupts, partialInterrupts } from './barge-in.ts';
 import { createDtmfCollector, dtmfTurnText } from './dtmf.ts';
@@ -78,6 +78,18 @@ export function runVoiceCall(options: VoiceCallOptions): Promise<VoiceCallResult
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+const PROVIDER_OF_CODE: Record<string, string> = {
+  stt: 'speech recognition (STT)',
+  tts: 'speech synthesis (TTS)',
+  vad: 'speech detection (VAD)',
+};
+
+/** The record's error message: which provider failed, when a provider did, and why. */
+function failureMessage(err: unknown): string {
+  const kind = err instanceof SpeechError ? PROVIDER_OF_CODE[err.code.slice(0, 3)] : undefined;
+  return kind ? `${kind} failed: ${messageOf(err)}` : messageOf(err);
+}
 const noop = () => undefined;
 
 class VoiceCall {
@@ -594,7 +606,7 @@ class VoiceCall {
   #fail(err: unknown): void {
     if (this.#outcome) return;
     this.#log('error', { event: 'call_failed', err: messageOf(err) }, 'the voice call failed');
-    this.#end(outcome('failed', 'undefined', { errorMessage: messageOf(err) }));
+    this.#end(outcome('failed', 'undefined', { errorMessage: failureMessage(err) }));
   }
 
   #end(result: VoiceCallOutcome): void {

@@ -167,9 +167,12 @@ forEachStore('inbound calls', (target) => {
 
   it('rule 1: an empty call_inbound disconnects', async () => {
     answers.push({ status: 200, body: { call_inbound: {} } });
+    const turnedAway = t.engine.sim.rejections.length;
     const call = await settle(await ring());
     expect(call).toMatchObject({ status: 'canceled', transcript: '' });
     expect(call.error_message).toMatch(/disconnected/);
+    // The carrier was told: the caller hears the call turned away, not a line that stays open.
+    expect(t.engine.sim.rejections.slice(turnedAway)).toEqual(['unavailable']);
   });
 
   it('rule 3: no good answer puts the call on hold and retries; a later answer connects it', async () => {

@@ -65,10 +65,11 @@ forEachStore('a slot released at hang-up', (target) => {
       .response.call_id as string;
     const second = (await ok('POST', '/v2/calls', { model_id: agent, phone: '+14155551235', name: 'Bob' }))
       .response.call_id as string;
-    // The first hung up and waits for its judge; its line went to the second call.
+    // The first hung up and waits for its judge; it reads as final already (without its analysis)
+    // and its line went to the second call.
     await expect.poll(() => judging).toBeGreaterThanOrEqual(1);
     const a = await call(first);
-    expect(a).toMatchObject({ status: 'in-progress', holdsSlot: false });
+    expect(a).toMatchObject({ status: 'completed', holdsSlot: false, analysis: null });
     expect(a.endedAt).not.toBeNull();
     await expect.poll(async () => (await call(second)).status).not.toBe('pending');
     // The cap still holds: one call on the line at a time.
@@ -144,13 +145,18 @@ forEachStore('after-the-call work, a few calls at a time', (target) => {
     await expect.poll(() => t.store.calls.busy(ws.id)).toBe(0);
     await expect.poll(() => gates.length).toBe(2);
     const calls = (await t.store.calls.list(ws.id, { limit: 10, offset: 0 })).calls;
-    expect(calls.map((c) => c.status)).toEqual(['in-progress', 'in-progress', 'in-progress']);
+    expect(calls.map((c) => [c.status, c.analysis])).toEqual([
+      ['completed', null],
+      ['completed', null],
+      ['completed', null],
+    ]);
     // The judges answer from now on (each call's judge may ask twice): the third call's turn comes.
     gated = false;
     gates.splice(0).forEach((open) => open());
     await t.engine.calls.idle();
     const done = (await t.store.calls.list(ws.id, { limit: 10, offset: 0 })).calls;
     expect(done.map((c) => c.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(done.every((c) => c.analysis !== null)).toBe(true);
     expect(mostAtOnce).toBe(2);
   });
 });

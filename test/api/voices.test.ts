@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { VOICES } from '../../src/providers/index.ts';
+import { FLITE_VOICES, VOICES } from '../../src/providers/index.ts';
 import { agentBody, createTestApi, forEachStore, type TestApi } from '../helpers.ts';
 import { expectErrorBody, expectFieldError, type Json } from '../assertions.ts';
 
 // GET /v2/voices: the installation's catalogue (src/providers/voices.ts) as a limit/offset list,
-// honest about what speaks today (nothing yet: every voice is `available: false`), and usable as
+// honest about what speaks (flite's built-in voices, in-process: all available), and usable as
 // the source of an agent's `agent.voice_id`.
 
 forEachStore('voices API', (target) => {
@@ -24,7 +24,7 @@ forEachStore('voices API', (target) => {
     return res.json().response;
   }
 
-  it('lists the offline flite voices, none of which can speak yet', async () => {
+  it('lists the offline flite voices, each of which the offline TTS speaks', async () => {
     const r = await page();
     expect(r.pagination).toEqual({ total_records: VOICES.length, limit: 50, offset: 0 });
     expect(r.voices.map((v) => v.voice_id)).toEqual(['kal16', 'kal', 'rms', 'slt', 'awb']);
@@ -37,10 +37,11 @@ forEachStore('voices API', (target) => {
       gender: 'female',
       languages: ['en-US'],
       description: expect.stringContaining('female'),
-      available: false,
+      available: true,
     });
     for (const v of r.voices) {
-      expect(v.available).toBe(false);
+      expect(v.available).toBe(true);
+      expect(FLITE_VOICES.map((f) => f.id)).toContain(v.voice_id);
       expect(typeof v.preview).toBe('string');
       expect(typeof v.workspace).toBe('string');
       expect(['male', 'female', 'neutral', null]).toContain(v.gender);

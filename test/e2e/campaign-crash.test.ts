@@ -67,7 +67,7 @@ for (const { name, make } of targets) {
 
     it('dials no recipient twice, loses none, fails interrupted calls and completes', async () => {
       const started = Date.now();
-      const env = { ...store.env, PARLEY_SIM_SPEED: SPEED };
+      const env = { ...store.env, PARLEY_SIM_SPEED: SPEED, PARLEY_SIM_MODE: 'text' };
       const { key } = await createWorkspace(env, 'crash', MAX_CONCURRENT);
       reader = await store.reader();
       const db = reader;

@@ -149,6 +149,53 @@ for (const { name, make } of deployments) {
       expect((await http(server.url, 'GET', `/v2/chat/${chatId}`)).status).toBe(401);
     });
 
+    // The voice path does not depend on the store; one deployment is enough for this real-time call.
+    if (name === 'sqlite')
+      it('places a sim call in which both sides speak and hear (offline speech), recorded', async () => {
+        expect(server.lines.some((l) => l.includes('"sim_calls":"audio"'))).toBe(true);
+        await http(server.url, 'POST', '/v2/custom-numbers', key, {
+          phone_number: '+14155550150',
+          provider: 'sim',
+        });
+        const created = await http(server.url, 'POST', '/v2/assistants', key, {
+          type: 'outbound',
+          name: 'Voice',
+          phone_number: '+14155550150',
+          is_recording: true,
+          agent: {
+            prompt: 'You sell solar panels. Ask if they own their home.',
+            greeting_message_mode: 'human',
+          },
+        });
+        const placed = await http(server.url, 'POST', '/v2/calls', key, {
+          model_id: created.json.response.model_id,
+          phone: '+14155551234',
+          name: 'Ann',
+        });
+        expect(placed.status).toBe(200);
+        const id = placed.json.response.call_id as string;
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the record's JSON
+        let call: any = {};
+        await expect
+          .poll(
+            async () => {
+              call = (await http(server.url, 'GET', `/v2/calls/${id}`, key)).json.response.calls[0];
+              return call.status === 'completed' && call.analysis !== null;
+            },
+            { timeout: 100_000, interval: 1000 },
+          )
+          .toBe(true);
+        const lines = (call.transcript as string).split('\n');
+        expect(lines.filter((l) => l.startsWith('human: ')).length).toBeGreaterThanOrEqual(1);
+        expect(lines.filter((l) => l.startsWith('bot: ')).length).toBeGreaterThanOrEqual(1);
+        expect(call.quality.mode).toBe('voice');
+        expect(call.quality.latency_ms.p50).toBeGreaterThan(0);
+        const wav = await fetch(call.recording_url, { headers: { authorization: `Bearer ${key}` } });
+        expect(wav.status).toBe(200);
+        expect(wav.headers.get('content-type')).toBe('audio/wav');
+        expect(Buffer.from(await wav.arrayBuffer()).toString('ascii', 0, 4)).toBe('RIFF');
+      }, 120_000);
+
     it('creates workspaces from the CLI while the server runs', async () => {
       const out = await runCli(
         ['workspaces', 'create', '--name', 'Acme', '--plan', 'standard', '--max-concurrent-calls', '3'],

@@ -1,4 +1,4 @@
-import { agentsUsed, callTimezone, type CallStatus } from '../../calls/index.ts';
+import { agentsUsed, callTimezone, recordingUrlOf, type CallStatus } from '../../calls/index.ts';
 import { toIso, toZonedIso } from '../../core/index.ts';
 import { presentActions } from '../../runtime/index.ts';
 import type { AgentSpec } from '../../core/index.ts';
@@ -78,7 +78,7 @@ export function presentCall(call: Call, agentTimezone?: string) {
     start_time: started !== null ? toZonedIso(started, timezone) : null,
     end_time: call.endedAt !== null ? toZonedIso(call.endedAt, timezone) : null,
     timezone,
-    recording_url: null,
+    recording_url: recordingUrlOf(call),
     ...presentActions(call.state),
     analysis: call.analysis ?? null,
     metadata: call.metadata,

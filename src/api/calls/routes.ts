@@ -6,9 +6,11 @@ import {
   normalizeE164,
   notFound,
   toVariableMap,
+  unavailable,
   isValidTimeZone,
 } from '../../core/index.ts';
 import type { Agent, Store } from '../../store/index.ts';
+import type { SimCarrier } from '../../telephony/index.ts';
 import { ok } from '../envelope.ts';
 import { agentTimezoneOf, listItem, presentCall } from './present.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
@@ -39,11 +41,13 @@ function checkHttpUrl(value: string, loc: string[]) {
     throw invalidInput(`${loc.join('.')} must be an absolute http or https URL`, loc, 'url');
 }
 
-export const callRoutes: FastifyPluginAsyncTypebox<{ store: Store; calls: CallService }> = async (
-  app,
-  options,
-) => {
-  const { store, calls } = options;
+export const callRoutes: FastifyPluginAsyncTypebox<{
+  store: Store;
+  calls: CallService;
+  /** The sim carrier, which places the sim's inbound calls (`POST /sim/inbound`). */
+  sim?: Pick<SimCarrier, 'ring'>;
+}> = async (app, options) => {
+  const { store, calls, sim } = options;
 
   /** The time zone of each agent named (a deleted agent has none: its calls show the lead's or UTC). */
   async function agentTimezones(workspaceId: string, known: Agent[], ids: string[]) {
@@ -227,8 +231,9 @@ export const callRoutes: FastifyPluginAsyncTypebox<{ store: Store; calls: CallSe
           'body',
           'to_number',
         ]);
-      const call = await calls.receive(workspace, { from, to });
-      return ok({ call_id: call.id, status: call.status });
+      if (!sim) throw unavailable('this server has no sim carrier');
+      const taken = await sim.ring({ from, to, workspaceId: workspace.id });
+      return ok({ call_id: taken.callId, status: taken.status });
     },
   );
 };

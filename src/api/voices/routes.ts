@@ -5,8 +5,8 @@ import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import { ListVoicesQuery, VoicePage } from './schemas.ts';
 
 // `GET /v2/voices`: the installation's voice catalogue (src/providers/voices.ts), the same for
-// every workspace. No voice produces audio yet (calls are text until the voice pipeline lands):
-// each says so with `available: false` (docs/api-notes.md, "Contacts, analytics and voices").
+// every workspace; `available` says whether this installation speaks with it (docs/api-notes.md,
+// "Voices").
 
 const TAG = ['Voices'];
 

@@ -59,14 +59,14 @@ interface Slot {
 /** Workers per process by default: one core is left to the main thread. */
 export const defaultFliteWorkers = (): number => Math.max(1, Math.min(2, availableParallelism() - 1));
 
-let shared: { pool: ReturnType<typeof createPool>; leases: number } | null = null;
+let shared: { pool: ReturnType<typeof createFlitePool>; leases: number } | null = null;
 
 /**
  * A lease on the process's pool, created with `workers` threads by the first lease (later leases
  * share it as it is).
  */
 export function acquireFlitePool(options: { workers?: number } = {}): FlitePoolLease {
-  if (!shared) shared = { pool: createPool(options.workers ?? defaultFliteWorkers()), leases: 0 };
+  if (!shared) shared = { pool: createFlitePool(options.workers ?? defaultFliteWorkers()), leases: 0 };
   const current = shared;
   current.leases += 1;
   let released = false;
@@ -84,7 +84,7 @@ export function acquireFlitePool(options: { workers?: number } = {}): FlitePoolL
 }
 
 /** The code a worker starts with: under tsx (sources run as .ts), register its loader first. */
-function spawnWorker(): Worker {
+export function spawnFliteWorker(): Worker {
   const ext = extname(fileURLToPath(import.meta.url));
   const entry = new URL(`./tts-flite-worker${ext}`, import.meta.url);
   if (ext !== '.ts') return new Worker(entry);
@@ -93,7 +93,8 @@ function spawnWorker(): Worker {
   return new Worker(boot, { eval: true });
 }
 
-function createPool(size: number) {
+/** A pool of its own (the process shares one through `acquireFlitePool`); `spawn` for tests. */
+export function createFlitePool(size: number, spawn: () => Worker = spawnFliteWorker) {
   if (!Number.isInteger(size) || size < 1) throw new RangeError(`flite pool size must be >= 1, got ${size}`);
   const slots: Slot[] = [];
   const queue: Job[] = [];
@@ -125,7 +126,7 @@ function createPool(size: number) {
   }
 
   function startSlot(): Slot {
-    const worker = spawnWorker();
+    const worker = spawn();
     let settleReady: Slot['settleReady'] = () => undefined;
     const ready = new Promise<void>((resolve, reject) => {
       settleReady = (error) => (error === undefined ? resolve() : reject(error));

@@ -18,6 +18,7 @@ import { numberDetails } from './015-number-details.ts';
 import { keylessChats } from './016-keyless-chats.ts';
 import { agentActionsByAction } from './017-agent-actions-by-action.ts';
 import { simulationLists } from './018-simulation-lists.ts';
+import { callAfterWork } from './019-call-after-work.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -41,6 +42,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '016-keyless-chats': keylessChats(dialect),
     '017-agent-actions-by-action': agentActionsByAction(dialect),
     '018-simulation-lists': simulationLists(dialect),
+    '019-call-after-work': callAfterWork(),
   };
 }
 

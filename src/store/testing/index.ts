@@ -76,3 +76,8 @@ export function postgresTarget(url: string): StoreTarget {
 export function storeTargets(): StoreTarget[] {
   return TEST_DATABASE_URL ? [sqliteTarget, postgresTarget(TEST_DATABASE_URL)] : [sqliteTarget];
 }
+export {
+  createMemoryRecordings,
+  runRecordingStorageContract,
+  type RecordingStorageSubject,
+} from './recordings.ts';

@@ -121,7 +121,23 @@ export function createSimAudioLeg(
   };
 
   const beat: FrameTick = {
-    tick(at) {
+    send(at) {
+      if (endReason) return;
+      const ours = outgoing.shift();
+      if (ours) {
+        playedMs += frameMs(ours);
+        ears(ours);
+      } else {
+        silenceOut.at = at;
+        ears(silenceOut);
+      }
+      if (outgoing.empty && drainWaiters.length > 0) {
+        const waiters = drainWaiters;
+        drainWaiters = [];
+        wake(waiters);
+      }
+    },
+    deliver(at) {
       if (endReason) return;
       const key = keys.shift();
       if (key !== undefined) receiver?.dtmf(key, at);
@@ -134,19 +150,6 @@ export function createSimAudioLeg(
       if (incoming.empty && deliveredWaiters.length > 0) {
         const waiters = deliveredWaiters;
         deliveredWaiters = [];
-        wake(waiters);
-      }
-      const ours = outgoing.shift();
-      if (ours) {
-        playedMs += frameMs(ours);
-        ears(ours);
-      } else {
-        silenceOut.at = at;
-        ears(silenceOut);
-      }
-      if (outgoing.empty && drainWaiters.length > 0) {
-        const waiters = drainWaiters;
-        drainWaiters = [];
         wake(waiters);
       }
     },

@@ -1,5 +1,13 @@
-import { newId, normalizeE164, ParleyError, systemClock, type Clock } from '../../core/index.ts';
-import type { Carrier, DialOutcome, DialRequest, LegEndReason } from '../types.ts';
+import { newId, normalizeE164, ParleyError, systemClock, unavailable, type Clock } from '../../core/index.ts';
+import type {
+  Carrier,
+  DialOutcome,
+  DialRequest,
+  IncomingHandler,
+  IncomingRejection,
+  IncomingTaken,
+  LegEndReason,
+} from '../types.ts';
 import { createSimAudioLeg, type SimAudioLeg } from './audio-leg.ts';
 import { runMachineAudio, runPersonAudio } from './far-end-audio.ts';
 import { runMachine, runPerson, voicemailGreeting } from './far-end.ts';
@@ -15,7 +23,7 @@ import type { Callee, CalleeFactory, FarEndVoice } from './types.ts';
 export interface SimCarrierOptions {
   /** Builds the person who answers an outbound call. */
   callee: CalleeFactory;
-  /** Builds the person who places an inbound call (`incoming`); defaults to `callee`. */
+  /** Builds the person who places an inbound call (`ring`); defaults to `callee`. */
   caller?: CalleeFactory;
   clock?: Clock;
   /** Multiplies every wait: 1 = real time, 0.1 = ten times faster, 0 = no waiting (default 1). */
@@ -37,11 +45,12 @@ export type SimDialOutcome =
 
 /** A call the simulated person places to us (used by `POST /v2/sim/inbound`). */
 export interface SimInboundRequest {
-  callId: string;
   /** E.164 number of the simulated caller. */
   from: string;
   /** E.164 number of ours that it calls. */
   to: string;
+  /** The workspace whose number it is (the API request's). */
+  workspaceId?: string;
 }
 
 export interface SimCarrier extends Carrier {
@@ -50,8 +59,15 @@ export interface SimCarrier extends Carrier {
   /** `audio` when the far end has a voice, else `text`. */
   readonly mode: 'audio' | 'text';
   dial(request: DialRequest): Promise<SimDialOutcome>;
-  /** A call placed to us; the person's `opening()` is its first line. Throws on invalid numbers. */
-  incoming(request: SimInboundRequest): Promise<AnySimLeg>;
+  onIncoming(handler: IncomingHandler): void;
+  /**
+   * A simulated person calls one of our numbers: the call is pushed to the incoming handler, and
+   * once answered the person's `opening()` is its first line. Throws on invalid numbers, and when
+   * nothing takes calls.
+   */
+  ring(request: SimInboundRequest): Promise<IncomingTaken>;
+  /** Why the last calls were turned away, newest last (the far end's view, for tests). */
+  readonly rejections: readonly IncomingRejection[];
 }
 
 /** The documented test numbers: what a number ending in these four digits does. */
@@ -71,6 +87,8 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
   const makeId = options.ids ?? (() => `sim_${newId()}`);
   const now = () => clock.now();
   const ticker = createFrameTicker(clock);
+  let incoming: IncomingHandler | null = null;
+  const rejections: IncomingRejection[] = [];
 
   return {
     name: 'sim',
@@ -107,7 +125,13 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
       return { kind: 'answered', leg, answeredAt: now() };
     },
 
-    async incoming(request) {
+    rejections,
+
+    onIncoming(handler) {
+      incoming = handler;
+    },
+
+    async ring(request) {
       for (const [field, number] of [
         ['from', request.from],
         ['to', request.to],
@@ -120,9 +144,23 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
           });
         }
       }
+      if (!incoming) {
+        throw unavailable('this server takes no inbound calls');
+      }
       const factory = options.caller ?? options.callee;
-      const person = await factory({ callId: request.callId, to: request.to, from: request.from });
-      return connect({ person }, timer).leg;
+      return incoming({
+        from: request.from,
+        to: request.to,
+        ...(request.workspaceId ? { workspaceId: request.workspaceId } : {}),
+        async answer(callId) {
+          const person = await factory({ callId, to: request.to, from: request.from });
+          return connect({ person }, timer).leg;
+        },
+        reject(reason) {
+          rejections.push(reason);
+          if (rejections.length > 100) rejections.shift();
+        },
+      });
     },
   };
 

@@ -263,7 +263,24 @@ describe('sim carrier timing on a manual clock', () => {
 });
 
 describe('sim inbound calls', () => {
-  it('the caller factory builds the person; its opening is the first line', async () => {
+  /** Takes every call pushed to it, answering with the id `in<n>`, and keeps the legs. */
+  function answering(sim: ReturnType<typeof createSimCarrier>) {
+    const legs: SimLeg[] = [];
+    const offered: { from: string; to: string; workspaceId?: string }[] = [];
+    sim.onIncoming(async (call) => {
+      offered.push({
+        from: call.from,
+        to: call.to,
+        ...(call.workspaceId ? { workspaceId: call.workspaceId } : {}),
+      });
+      const callId = `in${legs.length + 1}`;
+      legs.push((await call.answer(callId)) as SimLeg);
+      return { callId, status: 'in-progress' };
+    });
+    return { legs, offered };
+  }
+
+  it('pushes the call to the handler; answered, the caller factory builds the person', async () => {
     const contexts: CalleeContext[] = [];
     const sim = createSimCarrier({
       callee: echo,
@@ -275,8 +292,12 @@ describe('sim inbound calls', () => {
       },
       speed: 0,
     });
-    const leg = (await sim.incoming({ callId: 'in1', from: '+14155550199', to: FROM })) as SimLeg;
+    const { legs, offered } = answering(sim);
+    const taken = await sim.ring({ from: '+14155550199', to: FROM, workspaceId: 'w1' });
+    expect(taken).toEqual({ callId: 'in1', status: 'in-progress' });
+    expect(offered).toEqual([{ from: '+14155550199', to: FROM, workspaceId: 'w1' }]);
     expect(contexts).toEqual([{ callId: 'in1', from: '+14155550199', to: FROM }]);
+    const leg = legs[0]!;
     expect(await leg.text.listen()).toBe("Hi, I'm calling about my order.");
     await leg.text.say('It ships tomorrow.');
     expect(await leg.text.listen()).toBe('Great, thanks. Bye!');
@@ -285,8 +306,21 @@ describe('sim inbound calls', () => {
 
   it('uses the callee factory when no caller factory is given, and checks numbers', async () => {
     const sim = createSimCarrier({ callee: echo, speed: 0 });
-    const leg = (await sim.incoming({ callId: 'in', from: '+14155550199', to: FROM })) as SimLeg;
-    expect(await leg.text.listen()).toBe('Hello?');
-    await expect(sim.incoming({ callId: 'in', from: 'nope', to: FROM })).rejects.toThrow(/E\.164/);
+    const { legs } = answering(sim);
+    await sim.ring({ from: '+14155550199', to: FROM });
+    expect(await legs[0]!.text.listen()).toBe('Hello?');
+    await expect(sim.ring({ from: 'nope', to: FROM })).rejects.toThrow(/E\.164/);
+    expect(legs).toHaveLength(1);
+  });
+
+  it('without a handler nobody takes the call; a rejection reaches the far end', async () => {
+    const sim = createSimCarrier({ callee: echo, speed: 0 });
+    await expect(sim.ring({ from: '+14155550199', to: FROM })).rejects.toThrow(/no inbound calls/);
+    sim.onIncoming(async (call) => {
+      call.reject('busy');
+      return { callId: 'in1', status: 'busy' };
+    });
+    expect(await sim.ring({ from: '+14155550199', to: FROM })).toEqual({ callId: 'in1', status: 'busy' });
+    expect(sim.rejections).toEqual(['busy']);
   });
 });

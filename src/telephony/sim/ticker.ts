@@ -6,9 +6,16 @@ import { FRAME_MS } from '../../media/index.ts';
 // started on, so a late wake-up does not shift later frames; missed beats are caught up at once
 // (each leg gets every frame, late rather than never), as a real network's jitter buffer does.
 
+/**
+ * A leg on the beat. Every leg sends first, then every leg delivers: what the far ends hear keeps
+ * time whatever the receivers do with their frames (VAD, STT), as a media server flushes its
+ * outgoing packets before its receive-side work.
+ */
 export interface FrameTick {
-  /** Called on each beat with the beat's time on the grid. */
-  tick(at: number): void;
+  /** Plays our next frame to the far end; `at` is the beat's time on the grid. */
+  send(at: number): void;
+  /** Hands the far end's frame of this beat (and a key, if pressed) to our receiver. */
+  deliver(at: number): void;
 }
 
 export interface FrameTicker {
@@ -29,9 +36,16 @@ export function createFrameTicker(clock: Clock): FrameTicker {
       if (signal.aborted) return;
       for (const member of members) {
         try {
-          member.tick(next);
+          member.send(next);
         } catch {
           // A leg that breaks ends itself; the beat goes on for the others.
+        }
+      }
+      for (const member of members) {
+        try {
+          member.deliver(next);
+        } catch {
+          // As above.
         }
       }
       next += FRAME_MS;

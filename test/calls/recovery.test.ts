@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualClock, silentLogger } from '../core/index.ts';
-import { createAgentRuntime } from '../runtime/index.ts';
-import { createBuiltinLLM, createModelRouter } from '../providers/index.ts';
-import type { Store } from '../store/index.ts';
-import { storeTargets } from '../store/testing/index.ts';
-import { createCallService } from './service.ts';
+import { createManualClock, silentLogger } from '../../src/core/index.ts';
+import { createAgentRuntime } from '../../src/runtime/index.ts';
+import { createBuiltinLLM, createModelRouter } from '../../src/providers/index.ts';
+import type { Store } from '../../src/store/index.ts';
+import { storeTargets } from '../../src/store/testing/index.ts';
+import { createCallService } from '../../src/calls/index.ts';
 
 // A process that stopped in the middle of calls: at its next start, the calls it owned (ringing
 // or in progress) are failed with an explicit reason, their slots freed and their webhooks
@@ -20,6 +20,7 @@ for (const target of storeTargets()) {
     });
     afterEach(() => store.close());
 
+    const takenOver: string[] = [];
     const serviceFor = (node: string) =>
       createCallService({
         store,
@@ -32,12 +33,17 @@ for (const target of storeTargets()) {
           },
         }),
         carriers: {},
+        speech: { missing: 'not in this test' },
         clock,
         logger: silentLogger(),
         node,
+        onTakeover: async (dead) => {
+          takenOver.push(dead);
+          await store.batches.releaseClaims({ node: dead });
+        },
       });
 
-    it('takes over a node silent for 30 s: its calls fail, its claims return to the queue', async () => {
+    it('takes over a node silent for 30 s: its calls fail, then the takeover is told', async () => {
       const ws = await store.workspaces.create({ name: 'w', plan: 'enterprise', maxConcurrentCalls: 5 });
       const t0 = clock.now();
       await store.nodes.heartbeat('node-b');
@@ -82,6 +88,7 @@ for (const target of storeTargets()) {
       expect(await store.calls.busy(ws.id)).toBe(0);
       const [task] = await store.batches.listTasks(batch.id, { limit: 1, offset: 0 });
       expect(task?.status).toBe('queued');
+      expect(takenOver).toEqual(['node-b']);
       stop.abort();
     });
 
@@ -100,21 +107,7 @@ for (const target of storeTargets()) {
       await store.calls.update(ws.id, mine.id, ['ringing'], { status: 'in-progress' });
       expect(await store.calls.busy(ws.id)).toBe(2);
 
-      const service = createCallService({
-        store,
-        runtime: createAgentRuntime({
-          repos: store,
-          models: createModelRouter({ platform: createBuiltinLLM() }),
-          clock,
-          http: async () => {
-            throw new Error('no network');
-          },
-        }),
-        carriers: {},
-        clock,
-        logger: silentLogger(),
-        node: 'node-a',
-      });
+      const service = serviceFor('node-a');
       const stop = new AbortController();
       await service.start(stop.signal);
       stop.abort();

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../core/index.ts';
-import { ConversationSession } from '../conversation/index.ts';
-import { LLMError } from '../providers/index.ts';
-import { createScriptedLLM } from '../providers/testing/index.ts';
-import { createSimCarrier, type SimLeg } from '../telephony/index.ts';
-import { createScriptedCallee } from '../telephony/testing/index.ts';
-import { CALL_FALLBACK_LINE, MAX_DURATION_LINE, converse } from './converse.ts';
+import { createManualClock } from '../../src/core/index.ts';
+import { ConversationSession } from '../../src/conversation/index.ts';
+import { LLMError } from '../../src/providers/index.ts';
+import { createScriptedLLM } from '../../src/providers/testing/index.ts';
+import { createSimCarrier, type SimLeg } from '../../src/telephony/index.ts';
+import { createScriptedCallee } from '../../src/telephony/testing/index.ts';
+import { CALL_FALLBACK_LINE, MAX_DURATION_LINE, runTextCall } from '../../src/voice/index.ts';
 
-// The text-mode conversation over a sim leg: who ends the call and why, the maximum duration, a
+// The text-mode call (the sim's fast path) over a sim leg: who ends the call and why, the maximum duration, a
 // failing model, and a canceled call.
 
 const session = (replies: Parameters<typeof createScriptedLLM>[0], clock = createManualClock()) =>
@@ -28,11 +28,11 @@ async function dialed(turns: Parameters<typeof createScriptedCallee>[0], options
   return { leg: outcome.leg as SimLeg, clock };
 }
 
-describe('converse', () => {
+describe('runTextCall', () => {
   it('the person says goodbye: completed, human_goodbye, both sides in the transcript', async () => {
     const { leg, clock } = await dialed(['Hi, who is this?', { text: 'Not interested, bye.', hangUp: true }]);
     const s = session([{ text: 'It is Parley about your order.' }], clock);
-    const result = await converse({ leg, session: s, clock });
+    const result = await runTextCall({ leg, session: s, clock, maxDurationMs: null, voicemailMessage: null });
     expect(result).toEqual({
       status: 'completed',
       endCallReason: 'human_goodbye',
@@ -58,7 +58,7 @@ describe('converse', () => {
       ],
       clock,
     );
-    const result = await converse({ leg, session: s, clock });
+    const result = await runTextCall({ leg, session: s, clock, maxDurationMs: null, voicemailMessage: null });
     expect(result).toMatchObject({
       status: 'completed',
       endCallReason: 'custom_end_call',
@@ -80,7 +80,7 @@ describe('converse', () => {
       ],
       clock,
     );
-    const result = await converse({ leg, session: s, clock });
+    const result = await runTextCall({ leg, session: s, clock, maxDurationMs: null, voicemailMessage: null });
     expect(result.status).toBe('completed');
     expect(s.transcript()).toContain(`bot: ${CALL_FALLBACK_LINE}`);
   });
@@ -88,12 +88,7 @@ describe('converse', () => {
   it('hangs up at the maximum duration with a closing line', async () => {
     const { leg, clock } = await dialed([], { afterScript: { text: 'Tell me more.', hangUp: false } }, 1);
     const s = session([{ text: 'Sure, here is more.' }], clock);
-    const done = converse({
-      leg,
-      session: s,
-      clock,
-      maxDuration: { is_enabled: true, duration_seconds: 30 },
-    });
+    const done = runTextCall({ leg, session: s, clock, maxDurationMs: 30_000, voicemailMessage: null });
     let finished = false;
     void done.then(() => (finished = true));
     for (let i = 0; i < 120 && !finished; i++) await clock.tick(1_000);
@@ -106,10 +101,12 @@ describe('converse', () => {
   it('a canceled call hangs up', async () => {
     const { leg, clock } = await dialed([], { afterScript: { text: 'Go on.', hangUp: false } }, 1);
     const controller = new AbortController();
-    const done = converse({
+    const done = runTextCall({
       leg,
       session: session([{ text: 'Yes.' }], clock),
       clock,
+      maxDurationMs: null,
+      voicemailMessage: null,
       signal: controller.signal,
     });
     await clock.tick(5_000);

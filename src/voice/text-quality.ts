@@ -1,11 +1,11 @@
 import type { ModelCallTiming } from '../conversation/index.ts';
+import { percentile } from './quality.ts';
 
-// The call's `quality` field (WIRE.md section 4). In text mode there is no audio, so the latency
-// of a turn is the agent's share of it: from the other side's line to the model's first token
-// (the figure that later sits between "user stopped" and "first audio out"). Media figures
-// (packet loss, jitter) are null until calls carry audio.
+// The `quality` of a text-mode call (WIRE.md section 4; voice calls get quality.ts). Text has no
+// audio, so the latency of a turn is the agent's share of it: from the other side's line to the
+// model's first token. Media figures (packet loss, jitter) are null.
 
-export interface CallQuality {
+export interface TextCallQuality {
   mode: 'text';
   turns: number;
   latency_ms: { p50: number | null; p95: number | null };
@@ -15,13 +15,7 @@ export interface CallQuality {
   jitter_ms: null;
 }
 
-function percentile(sorted: number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index] ?? null;
-}
-
-export function callQuality(modelCalls: readonly ModelCallTiming[], interruptions = 0): CallQuality {
+export function textCallQuality(modelCalls: readonly ModelCallTiming[], interruptions = 0): TextCallQuality {
   // The first model call of each turn is the one the other side waits for.
   const firstOfTurn = new Map<number, ModelCallTiming>();
   for (const call of modelCalls) if (!firstOfTurn.has(call.turn)) firstOfTurn.set(call.turn, call);

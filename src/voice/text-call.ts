@@ -1,71 +1,51 @@
 import type { Clock } from '../core/index.ts';
-import type { ConversationSession, Ending } from '../conversation/index.ts';
+import type { ConversationSession } from '../conversation/index.ts';
+import type { MediaLeg } from '../media/index.ts';
 import { LLMError } from '../providers/index.ts';
-import type { CallLeg, TextLeg } from '../telephony/index.ts';
-import type { CallStatus, EndCallReason } from './status.ts';
+import {
+  CALL_FALLBACK_LINE,
+  MAX_DURATION_LINE,
+  outcome as done,
+  outcomeOfEnding,
+  type AnsweredBy,
+  type VoiceCallOutcome,
+} from './outcome.ts';
 
-// A connected call in text mode (the sim's fast path): the agent's conversation session talks
-// with the far end of a text leg until one side ends it, the maximum duration passes, or the call
-// is canceled. Audio legs run the voice session instead.
-// Voicemail: an answering machine gets the agent's voicemail message when one is enabled (then
-// `left_voicemail`), else the call hangs up (`hangup_on_voicemail`).
+// A connected call in text mode (a simulator's fast path for load tests of the platform around
+// calls): the agent's conversation session talks with the far end of a text leg until one side
+// ends it, the maximum duration passes, or the call is canceled. Audio legs run the voice session
+// (session.ts) instead. Text carries no audio to detect a machine from, so the far end says who
+// answered. Voicemail: an answering machine gets the agent's voicemail message when one is enabled
+// (then `left_voicemail`), else the call hangs up (`hangup_on_voicemail`).
 
-export interface VoicemailSettings {
-  enabled?: boolean;
-  mode?: 'exact_message' | 'prompt';
-  exact_message?: string;
-  prompt?: string;
+/** Turns of text instead of audio (the sim's fast path); telephony's TextLeg has this shape. */
+export interface TextTurns {
+  /** The far end's next utterance; null once the leg has ended. */
+  listen(signal?: AbortSignal): Promise<string | null>;
+  say(text: string): Promise<void>;
+  readonly answeredBy: AnsweredBy;
 }
 
-export interface ConverseOptions {
-  leg: CallLeg & { text: TextLeg };
+export interface TextCallOptions {
+  leg: Pick<MediaLeg, 'hangup' | 'ended'> & { text: TextTurns };
   session: ConversationSession;
   clock: Clock;
-  /** Seconds from answer; absent or disabled: no limit. */
-  maxDuration?: { duration_seconds?: number; is_enabled?: boolean };
-  voicemail?: VoicemailSettings;
+  /** From the answer; null: no limit. */
+  maxDurationMs: number | null;
+  /** Left on an answering machine; null: hang up on voicemail. */
+  voicemailMessage: string | null;
   /** Aborting hangs up (the call was canceled). */
   signal?: AbortSignal;
 }
 
-export interface ConverseResult {
-  status: Extract<CallStatus, 'completed' | 'left_voicemail' | 'hangup_on_voicemail' | 'failed' | 'canceled'>;
-  endCallReason: EndCallReason;
-  customEndCallReason: string | null;
-  errorMessage: string | null;
-}
-
-/** Said when the model fails for a turn; the call goes on. */
-export const CALL_FALLBACK_LINE = "Sorry, I didn't get that. Could you say it again?";
-/** Said when the maximum duration is reached. */
-export const MAX_DURATION_LINE = "I'm sorry, we've run out of time. Thank you for your time, goodbye!";
-
-function fromEnding(ending: Ending): Pick<ConverseResult, 'endCallReason' | 'customEndCallReason'> {
-  switch (ending.kind) {
-    case 'custom_end_call':
-      return { endCallReason: 'custom_end_call', customEndCallReason: ending.customReason };
-    case 'human_goodbye':
-      return { endCallReason: 'human_goodbye', customEndCallReason: null };
-    default:
-      return { endCallReason: 'agent_goodbye', customEndCallReason: null };
-  }
-}
-
-const done = (
-  status: ConverseResult['status'],
-  endCallReason: EndCallReason,
-  extra: Partial<ConverseResult> = {},
-): ConverseResult => ({ status, endCallReason, customEndCallReason: null, errorMessage: null, ...extra });
-
-export async function converse(options: ConverseOptions): Promise<ConverseResult> {
+export async function runTextCall(options: TextCallOptions): Promise<VoiceCallOutcome> {
   const { leg, clock } = options;
   const stop = new AbortController();
   const cancel = () => stop.abort('canceled');
   options.signal?.addEventListener('abort', cancel, { once: true });
   let timedOut = false;
-  const limit = options.maxDuration;
-  if (limit?.is_enabled && (limit.duration_seconds ?? 0) > 0) {
-    clock.sleep((limit.duration_seconds ?? 0) * 1000, stop.signal).then(
+  if (options.maxDurationMs !== null) {
+    clock.sleep(options.maxDurationMs, stop.signal).then(
       () => {
         timedOut = true;
         stop.abort('max_duration');
@@ -83,10 +63,10 @@ export async function converse(options: ConverseOptions): Promise<ConverseResult
 }
 
 async function talk(
-  options: ConverseOptions,
+  options: TextCallOptions,
   signal: AbortSignal,
   timedOut: () => boolean,
-): Promise<ConverseResult> {
+): Promise<VoiceCallOutcome> {
   const { leg, session } = options;
   const text = leg.text;
   // Set once the far end is gone: its last words ("bye") get no answer nobody would hear.
@@ -98,8 +78,7 @@ async function talk(
   if (text.answeredBy === 'machine') {
     const greeting = await text.listen(signal);
     if (greeting) await session.hear(greeting);
-    const vm = options.voicemail;
-    const message = vm?.enabled ? (vm.mode === 'prompt' ? vm.prompt : vm.exact_message)?.trim() : '';
+    const message = options.voicemailMessage;
     if (message) {
       await session.speak(message);
       await text.say(message);
@@ -108,7 +87,7 @@ async function talk(
     return done('hangup_on_voicemail', 'voicemail');
   }
 
-  const ended = (): ConverseResult | null => {
+  const ended = (): VoiceCallOutcome | null => {
     if (timedOut()) return done('completed', 'max_duration');
     if (signal.aborted) return done('canceled', 'undefined');
     return null;
@@ -142,7 +121,7 @@ async function talk(
         reply = CALL_FALLBACK_LINE;
       }
       if (reply) await text.say(reply);
-      if (session.ended) return done('completed', 'undefined', fromEnding(session.ended));
+      if (session.ended) return outcomeOfEnding(session.ended);
     }
   } catch (err) {
     const stopped = ended();
@@ -151,7 +130,7 @@ async function talk(
   }
 }
 
-async function closeForTime(result: ConverseResult, session: ConversationSession, text: TextLeg) {
+async function closeForTime(result: VoiceCallOutcome, session: ConversationSession, text: TextTurns) {
   if (result.endCallReason === 'max_duration') {
     await session.speak(MAX_DURATION_LINE);
     await text.say(MAX_DURATION_LINE);

@@ -1,0 +1,413 @@
+// The call harness of the `voice` case: N simulated voice calls in this process, as Parley runs
+// them. One sim carrier in audio mode (one shared 20 ms beat for every leg), a far end that
+// speaks and hears data speech (exact words through real frames), and on our side `talk()` with
+// the speech providers given: the whole media path runs for real, every frame on the beat.
+//
+// The sim carries 16-bit PCM and converts nothing, so the harness does G.711 mu-law at the edge
+// itself: each frame delivered to the session is mu-law encoded and decoded first, and so is each
+// frame the leg sends to the far end (at 16 kHz: no resampling to 8 kHz, see voice.ts).
+//
+// It measures from outside the sim, inside the beat: the far end's ears are called on every beat
+// with the frame the leg sends, and the session's receiver with the frame delivered, whose `at` is
+// the beat's time on the 20 ms grid. So each frame sent is timed against its grid slot, a beat
+// that sends nothing between two frames of one agent line is a playout underrun, and the first
+// frame of each reply is timed when it really leaves (the leg's played position moves).
+import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConversationSession } from '../src/conversation/index.ts';
+import { systemClock, type Clock } from '../src/core/index.ts';
+import {
+  dataSpeechFrames,
+  mulawDecodeInto,
+  mulawEncodeInto,
+  type AudioFrame,
+  type MediaLeg,
+  wrapLeg,
+} from '../src/media/index.ts';
+import type { ChatChunk, LLM } from '../src/providers/index.ts';
+import {
+  createSimCarrier,
+  type Callee,
+  type CallLeg,
+  type FarEndVoice,
+  type SimAudioLeg,
+} from '../src/telephony/index.ts';
+import { createDataVoice } from '../src/telephony/testing/index.ts';
+import { talk, type CallSpeech, type PatienceLevel, type TalkResult } from '../src/voice/index.ts';
+import { Histogram, preciseNow } from './voice-stats.ts';
+
+export const GREETING = 'Hi, this is Northwind. How can I help?';
+/** The agent's answer to every line: two sentences, so it is synthesized in two segments. */
+export const REPLY = 'Sure, I can do that. One moment please.';
+/**
+ * What the caller says, in turn. None reads as a complete utterance (no question, not a short
+ * yes/no), so endpointing always waits the full patience delay.
+ */
+export const CALLER_LINES = [
+  'I want to move my appointment',
+  'My package has not arrived',
+  'I need to change my address',
+  'The technician never came',
+  'I was charged twice last month',
+];
+const PROMPT = 'You are a helpful scheduling agent for Northwind.';
+/** The data voice's end of a line: this many silent frames (createDataVoice). */
+const END_OF_LINE_FRAMES = 10;
+const FRAME_SAMPLES = 320;
+const RING = 32;
+
+const normalize = (text: string) => text.replace(/\s+/g, ' ').trim();
+const EXPECTED_LINES = new Set([normalize(GREETING), normalize(REPLY)]);
+
+/** What every frame sent in the measurement window adds up to, over all calls. */
+export class FrameStats {
+  measuring = false;
+  /** Per frame sent: how late it left, vs. its slot on the 20 ms grid (ms). */
+  readonly send = new Histogram();
+  /** Per beat: how late its first frame left (the timer's own lateness). */
+  readonly wake = new Histogram();
+  /** Per beat: from its first frame to its last (the work of one beat over every leg). */
+  readonly span = new Histogram();
+  beats = 0;
+  /** The latest frame: how late, and when it left (preciseNow()). */
+  worstLate = -Infinity;
+  worstAt = NaN;
+  underrunFrames = 0;
+  underrunEvents = 0;
+  linesHeard = 0;
+  /** Lines the far end heard that were not a whole greeting or reply (a gap split one). */
+  brokenLines = 0;
+  #beatAt = NaN;
+  #beatFirst = 0;
+  #beatLast = 0;
+
+  frame(gridAt: number, now: number): void {
+    const late = now - gridAt;
+    this.send.record(late);
+    if (late > this.worstLate) {
+      this.worstLate = late;
+      this.worstAt = now;
+    }
+    if (gridAt !== this.#beatAt) {
+      if (this.beats > 0) this.span.record(this.#beatLast - this.#beatFirst);
+      this.#beatAt = gridAt;
+      this.#beatFirst = now;
+      this.beats += 1;
+      this.wake.record(late);
+    }
+    this.#beatLast = now;
+  }
+
+  reset(): void {
+    this.send.reset();
+    this.wake.reset();
+    this.span.reset();
+    this.beats = 0;
+    this.worstLate = -Infinity;
+    this.worstAt = NaN;
+    this.underrunFrames = 0;
+    this.underrunEvents = 0;
+    this.linesHeard = 0;
+    this.brokenLines = 0;
+    this.#beatAt = NaN;
+  }
+}
+
+/** One call's view from the edge: the frames in and out, and when replies were queued and sent. */
+export class CallProbe {
+  readonly index: number;
+  /** The session's start (its first clock reading), on Date.now()'s scale. */
+  startedAt = NaN;
+  leg: SimAudioLeg | null = null;
+  /** Fake model delay of each model call, in order. */
+  readonly llmDelays: number[] = [];
+  /** When a frame was queued on an empty playout queue (a reply starts), precise. */
+  readonly playRuns: number[] = [];
+  /** When a frame left after a beat that sent none (a reply's first frame), precise. */
+  readonly sendRuns: number[] = [];
+  readonly #stats: FrameStats;
+  #lastInAt = NaN;
+  /** Whether the ticker sends before it delivers (known at the leg's first beat). */
+  #sendsFirst: boolean | null = null;
+  #sentAt = NaN;
+  #lastPlayed = 0;
+  #sending = false;
+  #inLine = false;
+  #gap = 0;
+  readonly #codes = new Uint8Array(FRAME_SAMPLES);
+  readonly #ring = Array.from({ length: RING }, () => new Int16Array(FRAME_SAMPLES));
+  #ringNext = 0;
+  readonly #out = new Int16Array(FRAME_SAMPLES);
+  readonly #outFrame: { samples: Int16Array; sampleRate: AudioFrame['sampleRate']; at: number } = {
+    samples: this.#out,
+    sampleRate: 16000,
+    at: 0,
+  };
+
+  constructor(index: number, stats: FrameStats) {
+    this.index = index;
+    this.#stats = stats;
+  }
+
+  /** A clock that notes the session's first reading (the `quality` record's time zero). */
+  clock(): Clock {
+    return {
+      now: () => {
+        const now = Date.now();
+        if (Number.isNaN(this.startedAt)) this.startedAt = now;
+        return now;
+      },
+      sleep: systemClock.sleep,
+    };
+  }
+
+  /** The far end's frame delivered on a beat, through the mu-law edge. A new buffer per frame
+   * from a ring: the session keeps a short pre-roll of frames. */
+  delivered(frame: AudioFrame): AudioFrame {
+    this.#lastInAt = frame.at;
+    this.#sendsFirst ??= false;
+    // The ticker sends before it delivers: the frame sent on this beat is timed against this slot.
+    if (this.#sendsFirst && !Number.isNaN(this.#sentAt) && this.#stats.measuring)
+      this.#stats.frame(frame.at, this.#sentAt);
+    this.#sentAt = NaN;
+    const n = frame.samples.length;
+    const samples = n === FRAME_SAMPLES ? this.#ring[this.#ringNext++ % RING]! : new Int16Array(n);
+    const codes = n <= FRAME_SAMPLES ? this.#codes.subarray(0, n) : new Uint8Array(n);
+    mulawEncodeInto(frame.samples, codes);
+    mulawDecodeInto(codes, samples);
+    return { samples, sampleRate: frame.sampleRate, at: frame.at };
+  }
+
+  /** Our frame sent on a beat (silence included), as the far end gets it through the edge. */
+  sent(frame: AudioFrame): AudioFrame {
+    const now = preciseNow();
+    const stats = this.#stats;
+    // Timed against this beat's slot, whichever the ticker does first: deliver (then the slot is
+    // the last delivered frame's) or send (then the delivery that follows gives it).
+    this.#sendsFirst ??= true;
+    if (this.#sendsFirst) this.#sentAt = now;
+    else if (stats.measuring && !Number.isNaN(this.#lastInAt)) stats.frame(this.#lastInAt, now);
+    const played = this.leg?.playedMs ?? 0;
+    if (played !== this.#lastPlayed) {
+      this.#lastPlayed = played;
+      if (!this.#sending) this.sendRuns.push(now);
+      this.#sending = true;
+      if (this.#inLine && this.#gap > 0 && stats.measuring) {
+        stats.underrunFrames += this.#gap;
+        stats.underrunEvents += 1;
+      }
+      this.#inLine = true;
+      this.#gap = 0;
+    } else {
+      this.#sending = false;
+      if (this.#inLine && ++this.#gap >= END_OF_LINE_FRAMES) {
+        this.#inLine = false;
+        this.#gap = 0;
+      }
+    }
+    const n = frame.samples.length;
+    if (n !== FRAME_SAMPLES) return frame;
+    mulawEncodeInto(frame.samples, this.#codes);
+    mulawDecodeInto(this.#codes, this.#out);
+    this.#outFrame.sampleRate = frame.sampleRate;
+    this.#outFrame.at = frame.at;
+    return this.#outFrame;
+  }
+
+  heard(text: string): void {
+    if (!this.#stats.measuring) return;
+    this.#stats.linesHeard += 1;
+    if (!EXPECTED_LINES.has(normalize(text))) this.#stats.brokenLines += 1;
+  }
+
+  /** The leg as the session gets it: the edge on the way in, reply starts noted on the way out. */
+  mediaLeg(leg: SimAudioLeg): MediaLeg {
+    this.leg = leg;
+    return wrapLeg(leg, {
+      audioIn: (frame) => this.delivered(frame),
+      play: (frame) => {
+        if (leg.queuedMs === 0) this.playRuns.push(preciseNow());
+        leg.play(frame);
+      },
+    });
+  }
+}
+
+/** A fake model: its first token `delay(k)` ms after its k-th call, then `reply` word by word. */
+export function createDelayedLLM(reply: string, delay: (k: number) => number, record: number[]): LLM {
+  const words = reply.split(/(?<= )/);
+  let calls = 0;
+  return {
+    name: 'fake-delayed',
+    chat(request) {
+      const ms = delay(calls++);
+      record.push(ms);
+      return (async function* stream(): AsyncGenerator<ChatChunk> {
+        const startedAt = Date.now();
+        const aborted = (): ChatChunk => ({
+          type: 'done',
+          finishReason: 'aborted',
+          timings: { startedAt, endedAt: Date.now() },
+        });
+        if (ms > 0) {
+          try {
+            await systemClock.sleep(ms, request.signal);
+          } catch {
+            return yield aborted();
+          }
+        }
+        const firstTokenAt = Date.now();
+        for (const text of words) {
+          if (request.signal?.aborted) return yield aborted();
+          yield { type: 'text', text };
+        }
+        yield {
+          type: 'done',
+          finishReason: 'stop',
+          usage: { promptTokens: 0, completionTokens: words.length },
+          timings: { startedAt, firstTokenAt, endedAt: Date.now() },
+        };
+      })();
+    },
+  };
+}
+
+/** A caller that waits for the greeting, then answers every line it hears with the next line. */
+function talkativeCallee(first: number): Callee {
+  let next = first;
+  return {
+    async opening() {
+      return '';
+    },
+    async reply() {
+      return { text: CALLER_LINES[next++ % CALLER_LINES.length]!, hangUp: false };
+    },
+  };
+}
+
+export interface CallRunOptions {
+  calls: number;
+  /** Call starts are spread evenly over this long (ms). */
+  rampMs: number;
+  /** After the last start, this long before the window opens (ms). */
+  settleMs: number;
+  /** The measurement window (ms). */
+  measureMs: number;
+  /** VAD, STT and TTS of the calls. */
+  speech: CallSpeech;
+  patience: PatienceLevel;
+  /** The fake model's first-token delay of call `call`'s `turn`-th model call. */
+  llmDelay: (call: number, turn: number) => number;
+  stats: FrameStats;
+  /** Runs as the window opens, and as it closes (with every call still up). */
+  onWindowStart?: () => void;
+  onWindowEnd?: () => Promise<void> | void;
+}
+
+export interface FinishedCall {
+  probe: CallProbe;
+  result: TalkResult;
+  conversation: ConversationSession;
+}
+
+export interface CallRun {
+  calls: FinishedCall[];
+  windowStart: number;
+  windowEnd: number;
+  /** Calls that ended other than by our cancel at the end (should be none). */
+  unexpected: { status: string; error: string | null }[];
+}
+
+export async function runCalls(options: CallRunOptions): Promise<CallRun> {
+  const { stats } = options;
+  const frames = new Map<string, AudioFrame[]>();
+  const data = createDataVoice();
+  let connecting: CallProbe | null = null;
+  const voice: FarEndVoice = {
+    async *speak(text) {
+      let cached = frames.get(text);
+      if (!cached) frames.set(text, (cached = dataSpeechFrames(text)));
+      yield* cached;
+    },
+    listen(heard, signal) {
+      const probe = connecting;
+      if (!probe) throw new Error('a far end started listening outside a call start');
+      const ears = data.listen((text) => {
+        probe.heard(text);
+        heard(text);
+      }, signal);
+      return { push: (frame) => ears.push(probe.sent(frame)) };
+    },
+  };
+  let calleeIndex = 0;
+  const carrier = createSimCarrier({
+    callee: () => talkativeCallee(calleeIndex++),
+    voice,
+    clock: systemClock,
+    speed: 1,
+  });
+
+  // Inbound calls: the sim rings our handler, which answers at once.
+  const answered: { leg: CallLeg | null } = { leg: null };
+  let callId = '';
+  carrier.onIncoming(async (call) => {
+    answered.leg = await call.answer(callId);
+    return { callId, status: 'in_progress' };
+  });
+
+  const stop = new AbortController();
+  // Every call listens to this one signal.
+  setMaxListeners(0, stop.signal);
+  const running: Promise<FinishedCall>[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < options.calls; i += 1) {
+    const due = t0 + (i * options.rampMs) / options.calls - performance.now();
+    if (due > 0) await sleep(due);
+    const probe = new CallProbe(i, stats);
+    // Calls start one after the other: the far end's ears are built inside ring(), for `connecting`.
+    connecting = probe;
+    callId = `bench-${i}`;
+    await carrier.ring({ from: '+14155550100', to: '+14155550199' });
+    connecting = null;
+    const leg = answered.leg;
+    answered.leg = null;
+    if (!leg || leg.text) throw new Error('the sim carrier answered no audio leg');
+    const conversation = new ConversationSession({
+      agent: { prompt: PROMPT, greeting_message: GREETING, greeting_message_mode: 'agent_static' },
+      llm: createDelayedLLM(REPLY, (turn) => options.llmDelay(i, turn), probe.llmDelays),
+      style: 'voice',
+    });
+    running.push(
+      talk({
+        leg: probe.mediaLeg(leg as SimAudioLeg),
+        conversation,
+        agent: {
+          greeting_message: GREETING,
+          greeting_message_mode: 'agent_static',
+          patience_level: options.patience,
+        },
+        speech: options.speech,
+        clock: probe.clock(),
+        detectVoicemail: false,
+        signal: stop.signal,
+      }).then((result) => ({ probe, result, conversation })),
+    );
+  }
+  await sleep(options.settleMs);
+
+  stats.reset();
+  stats.measuring = true;
+  const windowStart = Date.now();
+  options.onWindowStart?.();
+  await sleep(options.measureMs);
+  stats.measuring = false;
+  const windowEnd = Date.now();
+  await options.onWindowEnd?.();
+
+  stop.abort();
+  const calls = await Promise.all(running);
+  const unexpected = calls
+    .filter((c) => c.result.status !== 'canceled')
+    .map((c) => ({ status: c.result.status, error: c.result.errorMessage }));
+  return { calls, windowStart, windowEnd, unexpected };
+}

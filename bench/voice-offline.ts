@@ -1,0 +1,279 @@
+// Part 3 of the `voice` case: the offline defaults end to end. Energy VAD, PocketSphinx STT, the
+// builtin model and flite TTS on our side of sim calls in audio mode; at the far end, flite
+// (kal16) says one of the `stt` case's 50 sentences per call, at 16 kHz or as a phone line gives
+// it (sox to 8 kHz G.711 mu-law and back, delivered at 8 kHz, which the STT adapter wants for
+// telephone audio). Each call: 300 ms of silence, the sentence, then silence until the agent's
+// first frame leaves the leg, then the call is cancelled. A few calls at a time, in real time.
+import { rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConversationSession } from '../src/conversation/index.ts';
+import { systemClock, type Clock } from '../src/core/index.ts';
+import {
+  samplesPerFrame,
+  wrapLeg,
+  type AudioFrame,
+  type MediaLeg,
+  type SampleRate,
+} from '../src/media/index.ts';
+import {
+  checkPocketSphinx,
+  createBuiltinLLM,
+  createEnergyVAD,
+  createFliteTTS,
+  createPocketSphinxSTT,
+} from '../src/providers/index.ts';
+import { testAudioDir, wordErrorRate, words } from '../src/providers/testing/index.ts';
+import {
+  createSimCarrier,
+  type CallLeg,
+  type FarEndVoice,
+  type SimAudioLeg,
+} from '../src/telephony/index.ts';
+import { talk, type VoiceQuality, type VoiceTurnQuality } from '../src/voice/index.ts';
+import { onCleanup } from './lib.ts';
+import { synthesize, type Utterance } from './stt.ts';
+import { preciseNow } from './voice-stats.ts';
+
+const LEAD_MS = 300;
+/** After the sentence, how long to wait for the agent's first frame before giving up. */
+const REPLY_TIMEOUT_MS = 15_000;
+/** After the first frame leaves, the call is cancelled this much later. */
+const HANG_UP_AFTER_MS = 100;
+const PROMPT = 'You are Sam, a friendly customer service agent for SunCo. Help the caller.';
+
+export interface OfflineCall {
+  sentence: string;
+  /** What the call's transcript has as the caller's words (all caller turns). */
+  heard: string;
+  /** End of speech (VAD) to the first agent frame leaving the leg; null without a reply. */
+  realMs: number | null;
+  /** The reply turn's record (end of speech to its first frame due, and each stage). */
+  turn: VoiceTurnQuality | null;
+  status: string;
+}
+
+export interface OfflineRun {
+  rate: 8000 | 16000;
+  calls: OfflineCall[];
+  wer: number;
+  exact: number;
+  refWords: number;
+}
+
+export type OfflineResult =
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'ran'; runs: OfflineRun[]; sttPool: number; patience: string };
+
+class OfflineProbe {
+  startedAt = NaN;
+  leg: SimAudioLeg | null = null;
+  lastSpeech: Int16Array | null = null;
+  farDoneAt = NaN;
+  firstSentAt = NaN;
+  #lastPlayed = 0;
+  #wasSending = false;
+  readonly controller = new AbortController();
+
+  clock(): Clock {
+    return {
+      now: () => {
+        const now = Date.now();
+        if (Number.isNaN(this.startedAt)) this.startedAt = now;
+        return now;
+      },
+      sleep: systemClock.sleep,
+    };
+  }
+
+  /** On every beat: the first frame of a reply that starts after the sentence ends is timed. */
+  sent(): void {
+    const played = this.leg?.playedMs ?? 0;
+    const sending = played !== this.#lastPlayed;
+    const starts = sending && !this.#wasSending;
+    this.#lastPlayed = played;
+    this.#wasSending = sending;
+    if (!starts || Number.isNaN(this.farDoneAt) || !Number.isNaN(this.firstSentAt)) return;
+    this.firstSentAt = preciseNow();
+    setTimeout(() => this.controller.abort(), HANG_UP_AFTER_MS);
+  }
+
+  mediaLeg(leg: SimAudioLeg): MediaLeg {
+    this.leg = leg;
+    return wrapLeg(leg, {
+      audioIn: (frame) => {
+        if (frame.samples === this.lastSpeech) this.farDoneAt = preciseNow();
+        return frame;
+      },
+    });
+  }
+}
+
+/** The sentence's frames after LEAD_MS of silence, the last one padded to a whole frame. */
+function spoken(frames: AudioFrame[], rate: SampleRate): AudioFrame[] {
+  const n = samplesPerFrame(rate);
+  const silence = Array.from({ length: LEAD_MS / 20 }, () => ({
+    samples: new Int16Array(n),
+    sampleRate: rate,
+    at: 0,
+  }));
+  const whole = frames.map((f) => {
+    if (f.samples.length === n) return f;
+    const samples = new Int16Array(n);
+    samples.set(f.samples);
+    return { samples, sampleRate: rate, at: 0 };
+  });
+  return [...silence, ...whole];
+}
+
+async function runRate(
+  utterances: Utterance[],
+  rate: 8000 | 16000,
+  concurrency: number,
+  poolSize: number,
+): Promise<OfflineRun> {
+  const stt = await createPocketSphinxSTT({ poolSize });
+  const tts = createFliteTTS();
+  try {
+    await Promise.all([stt.ready(), tts.warm()]);
+    const vad = createEnergyVAD();
+    const llm = createBuiltinLLM();
+    const speech = new Map(utterances.map((u) => [u.text, spoken(u.frames[rate], rate)]));
+    let connecting: OfflineProbe | null = null;
+    const voice: FarEndVoice = {
+      async *speak(text) {
+        const frames = speech.get(text);
+        if (!frames) throw new Error(`no audio for "${text}"`);
+        yield* frames;
+      },
+      listen() {
+        const probe = connecting;
+        if (!probe) throw new Error('a far end started listening outside a call start');
+        return { push: () => probe.sent() };
+      },
+    };
+    let current = '';
+    const carrier = createSimCarrier({
+      callee: () => {
+        const sentence = current;
+        return {
+          opening: async () => sentence,
+          reply: async () => ({ text: '', hangUp: false }),
+        };
+      },
+      voice,
+      clock: systemClock,
+      speed: 1,
+    });
+
+    const answered: { leg: CallLeg | null } = { leg: null };
+    let callId = '';
+    carrier.onIncoming(async (call) => {
+      answered.leg = await call.answer(callId);
+      return { callId, status: 'in_progress' };
+    });
+
+    const calls: OfflineCall[] = new Array<OfflineCall>(utterances.length);
+    let next = 0;
+    let starting: Promise<unknown> = Promise.resolve();
+    const one = async (i: number) => {
+      const sentence = utterances[i]!.text;
+      const probe = new OfflineProbe();
+      probe.lastSpeech = speech.get(sentence)!.at(-1)!.samples;
+      // Starts one at a time: the far end's voice and ears are set up inside ring().
+      const started = starting.then(async () => {
+        connecting = probe;
+        current = sentence;
+        callId = `offline-${i}`;
+        await carrier.ring({ from: '+14155550100', to: '+14155550199' });
+        connecting = null;
+        const leg = answered.leg;
+        answered.leg = null;
+        return leg;
+      });
+      starting = started.catch(() => undefined);
+      const leg = await started;
+      if (!leg || leg.text) throw new Error('the sim carrier answered no audio leg');
+      const conversation = new ConversationSession({
+        agent: { prompt: PROMPT, greeting_message: '', greeting_message_mode: 'agent_static' },
+        llm,
+        style: 'voice',
+      });
+      const timeout = setTimeout(() => probe.controller.abort(), 60_000);
+      const watchdog = setInterval(() => {
+        if (!Number.isNaN(probe.farDoneAt) && preciseNow() - probe.farDoneAt > REPLY_TIMEOUT_MS)
+          probe.controller.abort();
+      }, 500);
+      const result = await talk({
+        leg: probe.mediaLeg(leg as SimAudioLeg),
+        conversation,
+        agent: { greeting_message: '', greeting_message_mode: 'agent_static' },
+        speech: { vad, stt, tts },
+        clock: probe.clock(),
+        detectVoicemail: false,
+        signal: probe.controller.signal,
+      });
+      clearTimeout(timeout);
+      clearInterval(watchdog);
+      const quality = result.quality as VoiceQuality;
+      const replies = (quality.per_turn ?? []).filter(
+        (t) => t.kind === 'reply' && t.end_of_speech_at !== null && t.first_frame_out_at !== null,
+      );
+      const turn = replies.at(-1) ?? null;
+      const eos = turn ? probe.startedAt + turn.end_of_speech_at! : NaN;
+      calls[i] = {
+        sentence,
+        heard: conversation.turns
+          .filter((t) => t.speaker === 'user')
+          .map((t) => t.text)
+          .join(' '),
+        realMs: turn && probe.firstSentAt > eos ? probe.firstSentAt - eos : null,
+        turn,
+        status: result.status,
+      };
+    };
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let i = next++; i < utterances.length; i = next++) {
+          await one(i);
+          await sleep(200);
+        }
+      }),
+    );
+    let errors = 0;
+    let refWords = 0;
+    let exact = 0;
+    for (const call of calls) {
+      const n = words(call.sentence).length;
+      const wer = wordErrorRate(call.sentence, call.heard);
+      errors += wer * n;
+      refWords += n;
+      if (wer === 0) exact += 1;
+    }
+    return { rate, calls, wer: errors / refWords, exact, refWords };
+  } finally {
+    await tts.close();
+    await stt.close();
+  }
+}
+
+export async function runOffline(options: {
+  sentences: number;
+  concurrency: number;
+}): Promise<OfflineResult> {
+  const check = await checkPocketSphinx();
+  if (!check.ok)
+    return { kind: 'skipped', reason: `PocketSphinx is not installed (missing ${check.missing.join(', ')})` };
+  const dir = testAudioDir();
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
+  console.log('offline: synthesizing the sentences with flite...');
+  const utterances = synthesize(dir).slice(0, options.sentences);
+  const runs: OfflineRun[] = [];
+  const poolSize = Math.max(2, options.concurrency);
+  for (const rate of [16000, 8000] as const) {
+    console.log(
+      `offline: ${utterances.length} calls at ${rate / 1000} kHz, ${options.concurrency} at a time...`,
+    );
+    runs.push(await runRate(utterances, rate, options.concurrency, poolSize));
+  }
+  return { kind: 'ran', runs, sttPool: poolSize, patience: 'medium (the default)' };
+}

@@ -1,0 +1,171 @@
+import { coalescePerKey } from '../core/index.ts';
+import { knowledgeBasesOf } from '../runtime/index.ts';
+import type { Agent, Call, NewCall, Workspace } from '../store/index.ts';
+import type { CallContext } from './context.ts';
+import type { Prepared } from './outbound.ts';
+
+// Admission (DESIGN.md section 4): a call is stored `pending`; waiting calls get the workspace's
+// free slots in order (counted in the store, so every process shares them). A slot freed admits
+// the next waiting call at once; a poll (liveness.ts) catches calls placed by other processes.
+
+export interface PlaceCallInput {
+  agent: Agent;
+  /** Caller id (E.164) and the provider of that number (which carrier dials). */
+  from: string;
+  provider: string;
+  to: string;
+  leadName: string;
+  leadEmail?: string | null;
+  leadTimezone?: string | null;
+  variables: Record<string, string | number | boolean>;
+  metadata?: Record<string, unknown>;
+  /** This call's prompt and greeting instead of the agent's. */
+  prompt?: string;
+  greeting?: string;
+  /** The post-call webhook receiver; default the agent's `external_webhook_url`. */
+  webhookUrl?: string | null;
+  batchCallId?: string | null;
+  batchTaskId?: string | null;
+}
+
+/** Used for `eta` until the workspace has ended calls to average. */
+export const DEFAULT_CALL_SECONDS = 60;
+
+const variablesOfLead = (input: PlaceCallInput) => ({
+  ...input.variables,
+  name: input.variables.name ?? input.leadName,
+  lead_name: input.leadName,
+  ...(input.leadEmail
+    ? { lead_email: input.leadEmail, email: input.variables.email ?? input.leadEmail }
+    : {}),
+  ...(input.leadTimezone ? { lead_timezone: input.leadTimezone } : {}),
+});
+
+/** The stored call for a placement (the dialer creates it inside its own transaction). */
+export function newCallOf(input: PlaceCallInput & { id?: string }): NewCall {
+  const agentSpec = input.agent.spec;
+  return {
+    ...(input.id ? { id: input.id } : {}),
+    agentId: input.agent.id,
+    type: 'outbound',
+    status: 'pending',
+    phoneFrom: input.from,
+    phoneTo: input.to,
+    leadName: input.leadName,
+    leadEmail: input.leadEmail ?? null,
+    leadTimezone: input.leadTimezone ?? null,
+    variables: variablesOfLead(input),
+    metadata: input.metadata ?? {},
+    settings: {
+      provider: input.provider,
+      ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
+      ...(input.greeting !== undefined ? { greeting: input.greeting } : {}),
+    },
+    webhookUrl: input.webhookUrl ?? agentSpec.external_webhook_url ?? null,
+    batchCallId: input.batchCallId ?? null,
+    batchTaskId: input.batchTaskId ?? null,
+  };
+}
+
+export interface Admission {
+  place(workspace: Workspace, input: PlaceCallInput): Promise<{ call: Call; eta: number }>;
+  admit(workspaceId: string): Promise<void>;
+  /** Starts calls admitted to this node (they are `ringing` and hold their slots). */
+  startAdmitted(workspace: Workspace, admitted: readonly Call[]): Promise<void>;
+  /** Admissions and starts in flight (for `idle`). */
+  readonly busy: number;
+}
+
+export function createAdmission(
+  ctx: Omit<CallContext, 'admit'>,
+  options: {
+    mayAdmit: () => boolean;
+    launch: (workspace: Workspace, call: Call, prepared: Prepared) => void;
+    settled: () => void;
+  },
+): Admission {
+  const { store, logger, node } = ctx;
+  let starting = 0;
+
+  // One admission per workspace at a time in this process; requests during one share a single
+  // follow-up, which sees every call stored or slot freed before it starts. (A queue of one
+  // admission per ended call would hold the dialer's own admission behind all of them.)
+  const admissions = coalescePerKey(async (workspaceId: string) => {
+    try {
+      // Most freed slots have no call waiting, or were handed to one at the release: then one
+      // index probe, and no wait for the slot lock a dispatch may hold.
+      if (!(await store.calls.hasWaiting(workspaceId))) return;
+      const workspace = await store.workspaces.get(workspaceId);
+      if (!workspace) return;
+      await startAdmitted(
+        workspace,
+        await store.calls.admit(workspaceId, workspace.maxConcurrentCalls, node),
+      );
+    } catch (err) {
+      logger.error({ err, workspace_id: workspaceId }, 'admitting calls failed');
+    }
+  }, options.settled);
+
+  /**
+   * Never rejects: when their agents cannot be read, the calls stay with this node, and its
+   * recovery (a restart, or another node's takeover) fails them.
+   */
+  async function startAdmitted(workspace: Workspace, admitted: readonly Call[]): Promise<void> {
+    if (admitted.length === 0 || !options.mayAdmit()) return; // a stopped node's calls are recovered at restart
+    starting += 1;
+    try {
+      // Each agent, its actions and its knowledge base once for the whole admission, not once
+      // per call (hundreds of calls starting at once would each queue for a pool connection).
+      const agentIds = [...new Set(admitted.map((c) => c.agentId))];
+      const [attached, bases, agentList] = await Promise.all([
+        store.actions.attachedTo(workspace.id, agentIds),
+        knowledgeBasesOf(store, workspace.id, agentIds),
+        Promise.all(agentIds.map((id) => store.agents.get(workspace.id, id))),
+      ]);
+      const agents = new Map<string, Prepared>();
+      agentIds.forEach((id, i) =>
+        agents.set(id, {
+          agent: agentList[i] ?? null,
+          attachedActions: attached.get(id) ?? [],
+          knowledgeBase: bases.get(id) ?? null,
+        }),
+      );
+      for (const call of admitted) options.launch(workspace, call, agents.get(call.agentId)!);
+    } catch (err) {
+      logger.error(
+        { err, workspace_id: workspace.id, calls: admitted.length },
+        'starting admitted calls failed',
+      );
+    } finally {
+      starting -= 1;
+      options.settled();
+    }
+  }
+
+  function admit(workspaceId: string): Promise<void> {
+    if (!options.mayAdmit()) return Promise.resolve();
+    return admissions.run(workspaceId);
+  }
+
+  async function place(workspace: Workspace, input: PlaceCallInput) {
+    const call = await store.calls.create(workspace.id, newCallOf(input));
+    const { waiting: ahead, busy } = await store.calls.queueAhead(workspace.id, call.seq);
+    const max = Math.max(1, workspace.maxConcurrentCalls);
+    let eta = 0;
+    if (ahead + busy >= max) {
+      const mean = (await store.calls.recentMeanDuration(workspace.id)) ?? DEFAULT_CALL_SECONDS;
+      eta = Math.ceil(Math.floor((ahead + busy - max) / max + 1) * mean);
+    }
+    void admit(workspace.id);
+    return { call, eta };
+  }
+
+  return {
+    place,
+    admit,
+    startAdmitted,
+    get busy() {
+      return admissions.size + starting;
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import type { Conversation } from '../runtime/index.ts';
+import type { Agent, Call, CallPatch, Workspace } from '../store/index.ts';
+import type { CallLeg } from '../telephony/index.ts';
+import { talk, type VoiceAgentFields } from '../voice/index.ts';
+import type { CallContext } from './context.ts';
+import { startRecording } from './recording.ts';
+import { callTimezone } from './payload.ts';
+import { defaultEndReason, movesInto, type CallStatus, type EndCallReason } from './status.ts';
+
+// A connected call to its end: the talk (voice or text turns), then at hang-up the slot goes back
+// and the record reads as its final status at once; the after-the-call work (post-call actions,
+// the analysis) runs a few calls at a time, and the last move adds the analysis, meters the usage
+// and queues the post-call webhook in one transaction (writer.ts).
+
+export interface CallEnd {
+  status: CallStatus;
+  endCallReason?: EndCallReason;
+  customEndCallReason?: string | null;
+  errorMessage?: string | null;
+  analysis?: unknown;
+  quality?: unknown;
+  durationSeconds?: number;
+  /** When the call hung up (default now). */
+  endedAt?: number;
+  /** Its slot went back at hang-up (and the dialer was told then). */
+  releasedAtHangUp?: boolean;
+  /** The statuses it may move from; default those that move into `status`. */
+  from?: readonly string[];
+  /** The last move of a call that hung up: only while its after-the-call work is pending. */
+  afterCall?: boolean;
+  /** The call's settings with what the call added (its recording's URL). */
+  settings?: Record<string, unknown>;
+}
+
+/** The agent's settings the call's talk reads, this call's greeting applied. */
+function voiceFieldsOf(agent: Agent, conversation: Conversation): VoiceAgentFields {
+  const spec = agent.spec;
+  return {
+    ...spec.agent,
+    greeting_message: conversation.config.greeting_message ?? null,
+    max_duration: spec.max_duration ?? null,
+    voicemail_message: spec.voicemail_message ?? null,
+  };
+}
+
+function endPatch(ctx: CallContext, end: CallEnd, conversation?: Conversation): CallPatch {
+  return {
+    status: end.status,
+    endCallReason:
+      end.endCallReason && end.endCallReason !== 'undefined'
+        ? end.endCallReason
+        : defaultEndReason(end.status),
+    customEndCallReason: end.customEndCallReason ?? null,
+    errorMessage: end.errorMessage ?? null,
+    holdsSlot: false,
+    afterCallPending: false,
+    endedAt: end.endedAt ?? ctx.clock.now(),
+    durationSeconds: end.durationSeconds ?? 0,
+    ...(end.analysis !== undefined ? { analysis: end.analysis } : {}),
+    ...(end.quality !== undefined ? { quality: end.quality } : {}),
+    ...(end.settings ? { settings: end.settings } : {}),
+    ...(conversation
+      ? {
+          state: { ...conversation.session.snapshot(), ...conversation.actions.state() },
+          transcript: conversation.session.transcript(),
+        }
+      : {}),
+  };
+}
+
+/**
+ * The last move, in one transaction with the usage and the webhook (grouped with other calls
+ * ending at the same time); the slot is released. A call someone else already finished is left
+ * as it is.
+ */
+export async function finalize(
+  ctx: CallContext,
+  workspace: Workspace,
+  call: Call,
+  end: CallEnd,
+  conversation?: Conversation,
+  agentTimezone?: string,
+): Promise<Call | null> {
+  const final = await ctx.writer.end({
+    workspace,
+    callId: call.id,
+    from: end.from ?? movesInto(end.status),
+    patch: endPatch(ctx, end, conversation),
+    ...(agentTimezone ? { agentTimezone } : {}),
+    ...(end.afterCall ? { whileAfterCall: true } : {}),
+  });
+  if (final?.webhookUrl) ctx.webhooks?.wake();
+  if (final && !end.releasedAtHangUp) {
+    ctx.onSlotReleased?.(final);
+    void ctx.admit(workspace.id);
+  }
+  if (final)
+    ctx.logger.info(
+      { call_id: final.id, status: final.status, timezone: callTimezone(final, agentTimezone) },
+      'call ended',
+    );
+  return final;
+}
+
+/** A connected call: the talk, the hang-up, the after-the-call work, the last move. */
+export async function talkAndFinish(
+  ctx: CallContext,
+  workspace: Workspace,
+  call: Call,
+  agent: Agent,
+  conversation: Conversation,
+  leg: CallLeg,
+  signal: AbortSignal,
+): Promise<void> {
+  const { clock } = ctx;
+  const answeredAt = call.answeredAt ?? clock.now();
+  const speech = ctx.speech;
+  const recording = await startRecording(ctx, workspace, call, agent, leg);
+  const result = await talk({
+    leg: recording?.leg ?? leg,
+    conversation: conversation.session,
+    agent: voiceFieldsOf(agent, conversation),
+    speech: 'speech' in speech ? speech.speech : null,
+    ...('missing' in speech ? { speechMissing: speech.missing } : {}),
+    clock,
+    detectVoicemail: call.type === 'outbound',
+    signal,
+    logger: ctx.logger.child({ call_id: call.id }),
+  });
+  const endedAt = clock.now();
+  const recordingUrl = (await recording?.finish()) ?? null;
+  const end: CallEnd = {
+    status: result.status,
+    endCallReason: result.endCallReason,
+    customEndCallReason: result.customEndCallReason,
+    errorMessage: result.errorMessage,
+    quality: result.quality,
+    durationSeconds: Math.max(0, Math.round((endedAt - answeredAt) / 1000)),
+    endedAt,
+    ...(recordingUrl ? { settings: { ...call.settings, recording_url: recordingUrl } } : {}),
+  };
+  // The line is free once the call hung up: the slot goes back now and the record reads as its
+  // final status (with a hosted model, the work below takes seconds).
+  const released = await ctx.releaseSlot({ workspace, callId: call.id, endedAt });
+  if (released) ctx.onSlotReleased?.(released);
+  await ctx.writer.move({
+    workspaceId: workspace.id,
+    id: call.id,
+    from: movesInto(result.status),
+    // Marked until the last move: a node that takes this one over finishes it (liveness.ts).
+    patch: { ...endPatch(ctx, end, conversation), afterCallPending: true },
+  });
+  // The work after the call is not urgent: a few calls at a time, so a burst of hang-ups does
+  // not hold up live conversations and the dialer (their next steps wait behind it).
+  await ctx.afterCallWork(async () => {
+    await ctx.runtime
+      .finish(conversation)
+      .catch((err: unknown) => ctx.logger.warn({ err, call_id: call.id }, 'after-the-call actions failed'));
+    const analysis = await ctx.runtime.analyze(conversation, {
+      endCallReason: result.endCallReason,
+      customEndCallReason: result.customEndCallReason,
+      answeredBy: result.answeredBy,
+    });
+    await finalize(
+      ctx,
+      workspace,
+      call,
+      { ...end, analysis, releasedAtHangUp: released !== null, from: [result.status], afterCall: true },
+      conversation,
+      agent.spec.agent?.timezone,
+    );
+  });
+}

@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { invalidInput } from '../core/index.ts';
+
+// Call recordings (WAV files), one per call, by workspace. A recording is written as the call
+// goes (appended chunks), its header rewritten at the end, and only then does it appear: the
+// file implementation writes to a temporary name and renames at `finish`, so a half-written
+// recording is never served. `RecordingWriter` is the shape of voice's RecordingSink.
+
+export interface RecordingWriter {
+  /** Appends bytes; writes may be issued back to back, they land in order. */
+  write(chunk: Uint8Array): Promise<void>;
+  /** Overwrites the first bytes with `header` and makes the recording visible. */
+  finish(header: Uint8Array): Promise<void>;
+  /** Discards what was written; idempotent. */
+  abort(): Promise<void>;
+}
+
+export interface StoredRecording {
+  size: number;
+  /** The bytes from `start` to `end` (inclusive; default: all), for HTTP range requests too. */
+  stream(range?: { start?: number; end?: number }): NodeJS.ReadableStream;
+}
+
+export interface RecordingStorage {
+  /** A writer for the call's recording; a finished one replaces an earlier recording. */
+  create(workspaceId: string, callId: string): Promise<RecordingWriter>;
+  /** The call's finished recording, or null. */
+  open(workspaceId: string, callId: string): Promise<StoredRecording | null>;
+  /** Deletes the call's recording; false when there was none. */
+  remove(workspaceId: string, callId: string): Promise<boolean>;
+}
+
+const ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Whether both ids may name a recording (letters, digits, `_` and `-` only: no path tricks). */
+export const isRecordingKey = (workspaceId: string, callId: string): boolean =>
+  ID.test(workspaceId) && ID.test(callId);
+
+export function checkRecordingKey(workspaceId: string, callId: string): void {
+  if (!ID.test(workspaceId)) throw invalidInput('invalid workspace id for a recording', ['workspace_id']);
+  if (!ID.test(callId)) throw invalidInput('invalid call id for a recording', ['call_id']);
+}
+
+const isMissing = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+
+/** Recordings as files: `<dir>/<workspaceId>/<callId>.wav`. */
+export function createFileRecordings(dir: string): RecordingStorage {
+  const pathOf = (workspaceId: string, callId: string) => join(dir, workspaceId, `${callId}.wav`);
+
+  return {
+    async create(workspaceId, callId) {
+      checkRecordingKey(workspaceId, callId);
+      await mkdir(join(dir, workspaceId), { recursive: true });
+      const final = pathOf(workspaceId, callId);
+      // Beside the final name (same file system, so the rename is atomic); never served.
+      const temp = `${final}.${randomBytes(6).toString('hex')}.part`;
+      const handle = await open(temp, 'wx');
+      return fileWriter(handle, temp, final);
+    },
+
+    async open(workspaceId, callId) {
+      if (!isRecordingKey(workspaceId, callId)) return null;
+      const path = pathOf(workspaceId, callId);
+      try {
+        const { size } = await stat(path);
+        return { size, stream: (range) => createReadStream(path, { ...range }) };
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+    },
+
+    async remove(workspaceId, callId) {
+      if (!isRecordingKey(workspaceId, callId)) return false;
+      try {
+        await unlink(pathOf(workspaceId, callId));
+        return true;
+      } catch (err) {
+        if (isMissing(err)) return false;
+        throw err;
+      }
+    },
+  };
+}
+
+function fileWriter(handle: FileHandle, temp: string, final: string): RecordingWriter {
+  let state: 'open' | 'finished' | 'aborted' = 'open';
+  let position = 0;
+  // Writes run one after another even when issued back to back.
+  let tail: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = tail.then(fn);
+    tail = next.catch(() => undefined);
+    return next;
+  };
+  const closed = () => new Error(`the recording writer is ${state}`);
+
+  return {
+    write(chunk) {
+      if (state !== 'open') return Promise.reject(closed());
+      return serial(async () => {
+        let done = 0;
+        while (done < chunk.length) {
+          const { bytesWritten } = await handle.write(chunk, done, chunk.length - done, position);
+          done += bytesWritten;
+          position += bytesWritten;
+        }
+      });
+    },
+
+    finish(header) {
+      if (state !== 'open') return Promise.reject(closed());
+      state = 'finished';
+      return serial(async () => {
+        try {
+          await handle.write(header, 0, header.length, 0);
+          // On disk before it is visible: a crash never leaves a renamed but empty file.
+          await handle.datasync();
+          await handle.close();
+          await rename(temp, final);
+        } catch (err) {
+          await handle.close().catch(() => undefined);
+          await unlink(temp).catch(() => undefined);
+          throw err;
+        }
+      });
+    },
+
+    abort() {
+      if (state !== 'open') return tail.then(() => undefined);
+      state = 'aborted';
+      return serial(async () => {
+        await handle.close().catch(() => undefined);
+        await unlink(temp).catch((err: unknown) => {
+          if (!isMissing(err)) throw err;
+        });
+      });
+    },
+  };
+}
