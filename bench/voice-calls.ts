@@ -26,10 +26,13 @@ import {
 } from '../src/media/index.ts';
 import type { ChatChunk, LLM } from '../src/providers/index.ts';
 import {
+  createCallerPacer,
   createSimCarrier,
+  createWorkerPacer,
   type Callee,
   type CallLeg,
   type FarEndVoice,
+  type SentBeat,
   type SimAudioLeg,
 } from '../src/telephony/index.ts';
 import { createDataVoice } from '../src/telephony/testing/index.ts';
@@ -68,7 +71,6 @@ export class FrameStats {
   readonly wake = new Histogram();
   /** Per beat: from its first frame to its last (the work of one beat over every leg). */
   readonly span = new Histogram();
-  beats = 0;
   /** The latest frame: how late, and when it left (preciseNow()). */
   worstLate = -Infinity;
   worstAt = NaN;
@@ -77,39 +79,49 @@ export class FrameStats {
   linesHeard = 0;
   /** Lines the far end heard that were not a whole greeting or reply (a gap split one). */
   brokenLines = 0;
-  #beatAt = NaN;
-  #beatFirst = 0;
-  #beatLast = 0;
+  /** Per beat of the window (by grid time): its first and last frame's send time. Legs are heard
+   * one after the other, each with the beats it sent since it was last heard. */
+  readonly #beats = new Map<number, { first: number; last: number }>();
 
-  frame(gridAt: number, now: number): void {
-    const late = now - gridAt;
+  frame(gridAt: number, sentAt: number): void {
+    const late = sentAt - gridAt;
     this.send.record(late);
     if (late > this.worstLate) {
       this.worstLate = late;
-      this.worstAt = now;
+      this.worstAt = sentAt;
     }
-    if (gridAt !== this.#beatAt) {
-      if (this.beats > 0) this.span.record(this.#beatLast - this.#beatFirst);
-      this.#beatAt = gridAt;
-      this.#beatFirst = now;
-      this.beats += 1;
-      this.wake.record(late);
+    const beat = this.#beats.get(gridAt);
+    if (!beat) this.#beats.set(gridAt, { first: sentAt, last: sentAt });
+    else {
+      if (sentAt < beat.first) beat.first = sentAt;
+      if (sentAt > beat.last) beat.last = sentAt;
     }
-    this.#beatLast = now;
+  }
+
+  /** Closes the window: the per-beat figures. */
+  settle(): void {
+    for (const [gridAt, beat] of this.#beats) {
+      this.wake.record(beat.first - gridAt);
+      this.span.record(beat.last - beat.first);
+    }
+    this.#beats.clear();
+  }
+
+  get beats(): number {
+    return this.wake.count;
   }
 
   reset(): void {
     this.send.reset();
     this.wake.reset();
     this.span.reset();
-    this.beats = 0;
+    this.#beats.clear();
     this.worstLate = -Infinity;
     this.worstAt = NaN;
     this.underrunFrames = 0;
     this.underrunEvents = 0;
     this.linesHeard = 0;
     this.brokenLines = 0;
-    this.#beatAt = NaN;
   }
 }
 
@@ -126,11 +138,6 @@ export class CallProbe {
   /** When a frame left after a beat that sent none (a reply's first frame), precise. */
   readonly sendRuns: number[] = [];
   readonly #stats: FrameStats;
-  #lastInAt = NaN;
-  /** Whether the ticker sends before it delivers (known at the leg's first beat). */
-  #sendsFirst: boolean | null = null;
-  #sentAt = NaN;
-  #lastPlayed = 0;
   #sending = false;
   #inLine = false;
   #gap = 0;
@@ -164,12 +171,6 @@ export class CallProbe {
   /** The far end's frame delivered on a beat, through the mu-law edge. A new buffer per frame
    * from a ring: the session keeps a short pre-roll of frames. */
   delivered(frame: AudioFrame): AudioFrame {
-    this.#lastInAt = frame.at;
-    this.#sendsFirst ??= false;
-    // The ticker sends before it delivers: the frame sent on this beat is timed against this slot.
-    if (this.#sendsFirst && !Number.isNaN(this.#sentAt) && this.#stats.measuring)
-      this.#stats.frame(frame.at, this.#sentAt);
-    this.#sentAt = NaN;
     const n = frame.samples.length;
     const samples = n === FRAME_SAMPLES ? this.#ring[this.#ringNext++ % RING]! : new Int16Array(n);
     const codes = n <= FRAME_SAMPLES ? this.#codes.subarray(0, n) : new Uint8Array(n);
@@ -178,19 +179,15 @@ export class CallProbe {
     return { samples, sampleRate: frame.sampleRate, at: frame.at };
   }
 
-  /** Our frame sent on a beat (silence included), as the far end gets it through the edge. */
-  sent(frame: AudioFrame): AudioFrame {
-    const now = preciseNow();
+  /**
+   * Our beat as it left (silence included), as the far end gets it through the edge. Timed by the
+   * pacer's own stamps: the grid slot and when the frame left, on the pacer's thread.
+   */
+  sent(frame: AudioFrame, beat: SentBeat): AudioFrame {
     const stats = this.#stats;
-    // Timed against this beat's slot, whichever the ticker does first: deliver (then the slot is
-    // the last delivered frame's) or send (then the delivery that follows gives it).
-    this.#sendsFirst ??= true;
-    if (this.#sendsFirst) this.#sentAt = now;
-    else if (stats.measuring && !Number.isNaN(this.#lastInAt)) stats.frame(this.#lastInAt, now);
-    const played = this.leg?.playedMs ?? 0;
-    if (played !== this.#lastPlayed) {
-      this.#lastPlayed = played;
-      if (!this.#sending) this.sendRuns.push(now);
+    if (stats.measuring) stats.frame(beat.gridAt, beat.sentAt);
+    if (beat.frame) {
+      if (!this.#sending) this.sendRuns.push(beat.sentAt);
       this.#sending = true;
       if (this.#inLine && this.#gap > 0 && stats.measuring) {
         stats.underrunFrames += this.#gap;
@@ -299,6 +296,8 @@ export interface CallRunOptions {
   /** The fake model's first-token delay of call `call`'s `turn`-th model call. */
   llmDelay: (call: number, turn: number) => number;
   stats: FrameStats;
+  /** Who sends the frames on the beat: a worker thread, or the carrier's beat on this thread. */
+  pacer: 'worker' | 'caller';
   /** Runs as the window opens, and as it closes (with every call still up). */
   onWindowStart?: () => void;
   onWindowEnd?: () => Promise<void> | void;
@@ -336,15 +335,23 @@ export async function runCalls(options: CallRunOptions): Promise<CallRun> {
         probe.heard(text);
         heard(text);
       }, signal);
-      return { push: (frame) => ears.push(probe.sent(frame)) };
+      return {
+        push: (frame, sent) => {
+          if (!sent) throw new Error('the sim gave the far end a frame without its send times');
+          ears.push(probe.sent(frame, sent));
+        },
+      };
     },
   };
   let calleeIndex = 0;
+  const pacer = options.pacer === 'worker' ? createWorkerPacer() : createCallerPacer();
   const carrier = createSimCarrier({
     callee: () => talkativeCallee(calleeIndex++),
     voice,
-    clock: systemClock,
+    // The sim's beat on a sub-millisecond clock: its frames are timed to the microsecond.
+    clock: { now: preciseNow, sleep: systemClock.sleep },
     speed: 1,
+    pacer,
   });
 
   // Inbound calls: the sim rings our handler, which answers at once.
@@ -401,11 +408,13 @@ export async function runCalls(options: CallRunOptions): Promise<CallRun> {
   options.onWindowStart?.();
   await sleep(options.measureMs);
   stats.measuring = false;
+  stats.settle();
   const windowEnd = Date.now();
   await options.onWindowEnd?.();
 
   stop.abort();
   const calls = await Promise.all(running);
+  await pacer.close();
   const unexpected = calls
     .filter((c) => c.result.status !== 'canceled')
     .map((c) => ({ status: c.result.status, error: c.result.errorMessage }));

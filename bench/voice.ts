@@ -17,7 +17,9 @@
 // PARLEY_BENCH_VOICE_BASELINE (300; 0 = none), PARLEY_BENCH_VOICE_STEP_S (20),
 // PARLEY_BENCH_VOICE_API_RATE (100 req/s), PARLEY_BENCH_VOICE_SINGLE_S (90),
 // PARLEY_BENCH_VOICE_SHARE_CALLS (200), PARLEY_BENCH_VOICE_SHARE_S (30),
-// PARLEY_BENCH_VOICE_SENTENCES (50), PARLEY_BENCH_VOICE_OFFLINE_CONCURRENCY (2).
+// PARLEY_BENCH_VOICE_SENTENCES (50), PARLEY_BENCH_VOICE_OFFLINE_CONCURRENCY (2),
+// PARLEY_BENCH_VOICE_PACER (worker: frames leave from the pacer worker as Parley runs them; caller:
+// from the sim's beat on the main thread, the way they left before the worker, for comparison).
 import { loadavg } from 'node:os';
 import { PerformanceObserver, constants, monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -58,7 +60,10 @@ interface VoiceBenchSettings {
   shareS: number;
   sentences: number;
   offlineConcurrency: number;
+  pacer: Pacer;
 }
+
+type Pacer = 'worker' | 'caller';
 
 function intEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -67,6 +72,13 @@ function intEnv(name: string, fallback: number, min: number, max: number): numbe
   if (!Number.isInteger(value) || value < min || value > max)
     throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return value;
+}
+
+function pacerEnv(): Pacer {
+  const raw = process.env.PARLEY_BENCH_VOICE_PACER ?? 'worker';
+  if (raw !== 'worker' && raw !== 'caller')
+    throw new Error(`PARLEY_BENCH_VOICE_PACER must be worker or caller, got "${raw}"`);
+  return raw;
 }
 
 function voiceSettings(): VoiceBenchSettings {
@@ -90,6 +102,7 @@ function voiceSettings(): VoiceBenchSettings {
     shareS: intEnv('PARLEY_BENCH_VOICE_SHARE_S', 30, 5, 300),
     sentences: intEnv('PARLEY_BENCH_VOICE_SENTENCES', 50, 1, 50),
     offlineConcurrency: intEnv('PARLEY_BENCH_VOICE_OFFLINE_CONCURRENCY', 2, 1, 8),
+    pacer: pacerEnv(),
   };
 }
 
@@ -175,7 +188,7 @@ interface ShareRow {
   unexpected: number;
 }
 
-async function runShare(calls: number, measureS: number): Promise<ShareRow> {
+async function runShare(calls: number, measureS: number, pacer: Pacer): Promise<ShareRow> {
   const stats = new FrameStats();
   const run = await runCalls({
     calls,
@@ -190,6 +203,7 @@ async function runShare(calls: number, measureS: number): Promise<ShareRow> {
     patience: PATIENCE,
     llmDelay,
     stats,
+    pacer,
   });
   return { calls, turns: shareTurns(run, { stt: STT_MS, tts: TTS_MS }), unexpected: run.unexpected.length };
 }
@@ -224,7 +238,13 @@ interface StepRow {
 
 const MiB = 2 ** 20;
 
-async function runStep(calls: number, apiUrl: string | null, rate: number, stepS: number): Promise<StepRow> {
+async function runStep(
+  calls: number,
+  apiUrl: string | null,
+  rate: number,
+  stepS: number,
+  pacer: Pacer,
+): Promise<StepRow> {
   calibratePreciseClock();
   collectGarbage();
   const before = process.memoryUsage();
@@ -261,6 +281,7 @@ async function runStep(calls: number, apiUrl: string | null, rate: number, stepS
     patience: PATIENCE,
     llmDelay: () => 0,
     stats,
+    pacer,
     onWindowStart: () => {
       eld.enable();
       cpu0 = process.cpuUsage();
@@ -355,11 +376,11 @@ export async function runVoiceCase(ctx: CaseContext): Promise<void> {
   if (s.parts.has('share')) {
     calibratePreciseClock();
     console.log(`share: 1 call for ${s.singleS} s...`);
-    const single = await runShare(1, s.singleS);
+    const single = await runShare(1, s.singleS, s.pacer);
     loads.push(loadavg()[0]!);
     console.log(`share: ${s.shareCalls} calls, ${s.shareS} s measured...`);
     calibratePreciseClock();
-    const many = await runShare(s.shareCalls, s.shareS);
+    const many = await runShare(s.shareCalls, s.shareS, s.pacer);
     loads.push(loadavg()[0]!);
     share = [single, many];
     console.log(textTable(...shareTable(share)));
@@ -373,14 +394,14 @@ export async function runVoiceCase(ctx: CaseContext): Promise<void> {
     await startApiLoad(app.url, s.apiRate, 3);
     for (const calls of s.steps) {
       console.log(`load: ${calls} calls with API load (${s.stepS} s measured)...`);
-      steps.push(await runStep(calls, app.url, s.apiRate, s.stepS));
+      steps.push(await runStep(calls, app.url, s.apiRate, s.stepS, s.pacer));
       loads.push(steps.at(-1)!.loadAvg);
       console.log(textTable(...mediaTable(steps.slice(-1))));
       await sleep(1000);
     }
     if (s.baseline > 0) {
       console.log(`load: ${s.baseline} calls WITHOUT API load (baseline)...`);
-      steps.push(await runStep(s.baseline, null, s.apiRate, s.stepS));
+      steps.push(await runStep(s.baseline, null, s.apiRate, s.stepS, s.pacer));
       loads.push(steps.at(-1)!.loadAvg);
     }
     await app.close();

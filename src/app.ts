@@ -24,6 +24,7 @@ import {
 } from './runtime/index.ts';
 import {
   createSimCarrier,
+  createWorkerPacer,
   type CalleeFactory,
   type FarEndVoice,
   type SimCarrier,
@@ -284,12 +285,16 @@ export function createEngine(options: EngineOptions): Engine {
       return Object.assign(simulated, name ? { name } : {});
     };
   const speech = options.speech;
+  // Sim audio leaves from a worker thread on the system clock, so nothing on the main thread
+  // delays a frame; on an injected clock (tests) the sim's own beat sends it.
+  const pacer = speech?.farEnd && clock === systemClock ? createWorkerPacer({ logger }) : undefined;
   const sim = createSimCarrier({
     clock,
     speed: options.simSpeed,
     callee: person('callee'),
     caller: person('caller'),
     ...(speech?.farEnd ? { voice: speech.farEnd } : {}),
+    ...(pacer ? { pacer } : {}),
   });
   const role = options.role ?? 'all';
   const background = role !== 'api';
@@ -354,6 +359,7 @@ export function createEngine(options: EngineOptions): Engine {
       await calls.stop(graceMs);
       await simulations.stop();
       await webhooks.stop();
+      await pacer?.close();
     },
   };
 }

@@ -14,3 +14,4 @@ export * from './async-queue.ts';
 export * from './schema-types.ts';
 export * from './agent-spec.ts';
 export * from './keep-valid.ts';
+export * from './worker.ts';

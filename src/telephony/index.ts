@@ -12,3 +12,11 @@ export type {
   TextLeg,
 } from './types.ts';
 export * from './sim/index.ts';
+export {
+  FrameRing,
+  createCallerPacer,
+  createWorkerPacer,
+  type FramePacer,
+  type SentBeat,
+  type WorkerPacerOptions,
+} from './pacing/index.ts';

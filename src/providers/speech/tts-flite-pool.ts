@@ -3,9 +3,8 @@
 // 20 ms frames. Jobs run in arrival order; each stream has at most one job queued or running, so
 // streams take turns. Idle workers are unref'd: they never keep the process alive.
 import { availableParallelism } from 'node:os';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnSiblingWorker } from '../../core/index.ts';
 import { SpeechError } from './types.ts';
 import { fliteModule } from './tts-flite-module.ts';
 import type { FromFliteWorker, ToFliteWorker } from './tts-flite-protocol.ts';
@@ -83,14 +82,9 @@ export function acquireFlitePool(options: { workers?: number } = {}): FlitePoolL
   };
 }
 
-/** The code a worker starts with: under tsx (sources run as .ts), register its loader first. */
+/** A flite worker thread. */
 export function spawnFliteWorker(): Worker {
-  const ext = extname(fileURLToPath(import.meta.url));
-  const entry = new URL(`./tts-flite-worker${ext}`, import.meta.url);
-  if (ext !== '.ts') return new Worker(entry);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(boot, { eval: true });
+  return spawnSiblingWorker(import.meta.url, 'tts-flite-worker');
 }
 
 /** A pool of its own (the process shares one through `acquireFlitePool`); `spawn` for tests. */

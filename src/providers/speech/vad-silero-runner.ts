@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { dirname, join } from 'node:path';
+import { spawnSiblingWorker } from '../../core/index.ts';
 import { SpeechError } from './types.ts';
 import {
   SILERO_INPUT,
@@ -64,22 +63,12 @@ export function loadSileroRunner(path?: string): Promise<SileroRunner> {
 
 const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** The worker's entry; under tsx (sources run as .ts) its loader is registered first. */
-function spawnWorker(): Worker {
-  const ext = extname(fileURLToPath(import.meta.url));
-  const entry = new URL(`./vad-silero-worker${ext}`, import.meta.url);
-  if (ext !== '.ts') return new Worker(entry);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(boot, { eval: true });
-}
-
 function start(path: string, forget: () => void): Promise<SileroRunner> {
   if (!existsSync(path)) {
     return Promise.reject(new SpeechError(`Silero VAD model not found at ${path}`, 'vad_failed', false));
   }
   return new Promise((resolve, reject) => {
-    const worker = spawnWorker();
+    const worker = spawnSiblingWorker(import.meta.url, 'vad-silero-worker');
     let loaded = false;
     let dead: SpeechError | null = null;
     let pending: { resolve: () => void; reject: (e: unknown) => void } | null = null;

@@ -1,12 +1,14 @@
 import { SESSION_RATE, samplesPerFrame, type AudioFrame } from '../../media/index.ts';
+import { FrameRing, sendBeat, type FramePacer, type SentBeat } from '../pacing/index.ts';
 import type { CallLeg, LegEndReason } from '../types.ts';
 import type { SimLogEntry } from './text-leg.ts';
 import type { FrameTick, FrameTicker } from './ticker.ts';
 
-// A simulated call leg that carries audio, seen from both ends. On each 20 ms beat it delivers
-// one frame of the far end's speech (or silence) to our receiver and plays one frame of our
-// queue to the far end's ears (or silence), so both sides hear each other in real time and
-// `playedMs` is exactly what the far end has heard.
+// A simulated call leg that carries audio, seen from both ends. On each 20 ms beat of the
+// carrier it delivers one frame of the far end's speech (or silence) to our receiver. Our audio
+// leaves through a frame ring on the pacer's beat (a worker's, or this same beat's), one frame or
+// silence per beat, and the far end's ears get each beat as it left, so both sides hear each
+// other in real time and `playedMs` is exactly what has left for the far end.
 
 /** How the simulated far end acts on an audio leg. */
 export interface RemoteAudioEnd {
@@ -20,8 +22,11 @@ export interface RemoteAudioEnd {
   press(digit: string): void;
   /** Ends the leg (first end wins). */
   end(reason: LegEndReason, error?: unknown): void;
-  /** Every frame our side plays, one per beat (silence when we play nothing). */
-  onAudio(handler: (frame: AudioFrame) => void): void;
+  /**
+   * Every frame our side plays, one per beat of the pacer (silence when we play nothing), with
+   * when it left.
+   */
+  onAudio(handler: (frame: AudioFrame, sent: SentBeat) => void): void;
   /** Keys our side sends. */
   onDtmf(handler: (digits: string) => void): void;
   /** Writes a line to the leg's log (what each side said, as text, for tests and debugging). */
@@ -39,22 +44,18 @@ export interface SimAudioLeg extends CallLeg {
 
 const FRAME_SAMPLES = samplesPerFrame(SESSION_RATE);
 const SILENCE = new Int16Array(FRAME_SAMPLES);
-const frameMs = (frame: AudioFrame) => (frame.samples.length * 1000) / frame.sampleRate;
 
 /** A queue of frames read by index (no shift() per beat). */
 class FrameQueue {
   #frames: AudioFrame[] = [];
   #head = 0;
-  #ms = 0;
   push(frame: AudioFrame) {
     this.#frames.push(frame);
-    this.#ms += frameMs(frame);
   }
   shift(): AudioFrame | undefined {
     const frame = this.#frames[this.#head];
     if (!frame) return undefined;
     this.#head += 1;
-    this.#ms -= frameMs(frame);
     if (this.#head === this.#frames.length) {
       this.#frames = [];
       this.#head = 0;
@@ -65,46 +66,29 @@ class FrameQueue {
     const rest = this.#frames.slice(this.#head);
     this.#frames = [];
     this.#head = 0;
-    this.#ms = 0;
     return rest;
-  }
-  get ms() {
-    return this.#ms;
   }
   get empty() {
     return this.#head >= this.#frames.length;
   }
 }
 
-/** Each frame `gain` of the way down to silence (the fade of `clear(fadeFrames)`). */
-function faded(frames: AudioFrame[], count: number): AudioFrame[] {
-  return frames.slice(0, count).map((frame, i) => {
-    const samples = new Int16Array(frame.samples.length);
-    const n = samples.length * count;
-    for (let j = 0; j < samples.length; j += 1) {
-      const gain = 1 - (i * samples.length + j) / n;
-      samples[j] = Math.round((frame.samples[j] ?? 0) * gain);
-    }
-    return { ...frame, samples };
-  });
-}
-
 export function createSimAudioLeg(
   sid: string,
   ticker: FrameTicker,
+  pacer: FramePacer,
   now: () => number,
 ): { leg: SimAudioLeg; remote: RemoteAudioEnd } {
   const log: SimLogEntry[] = [];
   const incoming = new FrameQueue();
-  const outgoing = new FrameQueue();
+  const outgoing = new FrameRing();
   const keys: string[] = [];
   const stop = new AbortController();
   let receiver: Parameters<CallLeg['receive']>[0] | null = null;
-  let ears: (frame: AudioFrame) => void = () => {};
+  let ears: (frame: AudioFrame, sent: SentBeat) => void = () => {};
   let dtmfHandler: (digits: string) => void = () => {};
   let drainWaiters: (() => void)[] = [];
   let deliveredWaiters: (() => void)[] = [];
-  let playedMs = 0;
   let endReason: LegEndReason | null = null;
   let error: unknown;
   let transferredTo: string | null = null;
@@ -115,6 +99,11 @@ export function createSimAudioLeg(
     -readonly [K in keyof AudioFrame]: AudioFrame[K];
   };
   const silenceOut = { ...silenceIn };
+  const hear = (sent: SentBeat) => {
+    if (sent.frame) return ears(sent.frame, sent);
+    silenceOut.at = sent.gridAt;
+    ears(silenceOut, sent);
+  };
 
   const wake = (waiters: (() => void)[]) => {
     for (const resolve of waiters) resolve();
@@ -123,15 +112,9 @@ export function createSimAudioLeg(
   const beat: FrameTick = {
     send(at) {
       if (endReason) return;
-      const ours = outgoing.shift();
-      if (ours) {
-        playedMs += frameMs(ours);
-        ears(ours);
-      } else {
-        silenceOut.at = at;
-        ears(silenceOut);
-      }
-      if (outgoing.empty && drainWaiters.length > 0) {
+      if (pacer.mode === 'caller') sendBeat(outgoing.view, at, now());
+      outgoing.hear(hear);
+      if (outgoing.idle && drainWaiters.length > 0) {
         const waiters = drainWaiters;
         drainWaiters = [];
         wake(waiters);
@@ -155,13 +138,15 @@ export function createSimAudioLeg(
     },
   };
   ticker.add(beat);
+  pacer.add(outgoing);
 
   function end(reason: LegEndReason, cause?: unknown) {
     if (endReason) return;
     endReason = reason;
     error = cause;
     ticker.delete(beat);
-    outgoing.take();
+    pacer.delete(outgoing);
+    outgoing.clear();
     incoming.take();
     wake(drainWaiters.splice(0));
     wake(deliveredWaiters.splice(0));
@@ -188,21 +173,20 @@ export function createSimAudioLeg(
       receiver = next;
     },
     play(frame) {
-      if (!endReason) outgoing.push(frame);
+      if (!endReason) outgoing.play(frame);
     },
     clear(fadeFrames = 0) {
-      const dropped = outgoing.take();
-      if (fadeFrames > 0) for (const frame of faded(dropped, fadeFrames)) outgoing.push(frame);
-      if (outgoing.empty) wake(drainWaiters.splice(0));
+      outgoing.clear(fadeFrames);
+      if (outgoing.idle) wake(drainWaiters.splice(0));
     },
     get playedMs() {
-      return playedMs;
+      return outgoing.playedMs;
     },
     get queuedMs() {
-      return outgoing.ms;
+      return outgoing.queuedMs;
     },
     drained() {
-      if (endReason || outgoing.empty) return Promise.resolve();
+      if (endReason || outgoing.idle) return Promise.resolve();
       return new Promise<void>((resolve) => drainWaiters.push(resolve));
     },
     async sendDtmf(digits) {

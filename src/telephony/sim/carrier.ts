@@ -12,6 +12,7 @@ import { createSimAudioLeg, type SimAudioLeg } from './audio-leg.ts';
 import { runMachineAudio, runPersonAudio } from './far-end-audio.ts';
 import { runMachine, runPerson, voicemailGreeting } from './far-end.ts';
 import { createSimLeg, type SimLeg } from './text-leg.ts';
+import { createCallerPacer, type FramePacer } from '../pacing/index.ts';
 import { createFrameTicker } from './ticker.ts';
 import { NO_ANSWER_MS, RING_MS, createSimTimer, type SimTimer } from './timing.ts';
 import type { Callee, CalleeFactory, FarEndVoice } from './types.ts';
@@ -35,6 +36,11 @@ export interface SimCarrierOptions {
    * synthesized, ours recognized); without, legs carry text turns (the fast path for load tests).
    */
   voice?: FarEndVoice;
+  /**
+   * Who sends our audio on the beat (src/telephony/pacing): by default the carrier's own beat,
+   * on its clock; a worker pacer keeps the beat off the main thread.
+   */
+  pacer?: FramePacer;
 }
 
 /** A sim leg in either mode, with what the sim records. */
@@ -87,6 +93,7 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
   const makeId = options.ids ?? (() => `sim_${newId()}`);
   const now = () => clock.now();
   const ticker = createFrameTicker(clock);
+  const pacer = options.pacer ?? createCallerPacer();
   let incoming: IncomingHandler | null = null;
   const rejections: IncomingRejection[] = [];
 
@@ -171,7 +178,7 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
   ): { leg: AnySimLeg; end: (reason: LegEndReason) => void } {
     const voice = options.voice;
     if (voice) {
-      const { leg, remote } = createSimAudioLeg(makeId(), ticker, now);
+      const { leg, remote } = createSimAudioLeg(makeId(), ticker, pacer, now);
       if (far && 'person' in far) runPersonAudio(remote, far.person, voice, timer);
       else if (far) runMachineAudio(remote, voicemailGreeting(far.machine), voice, timer);
       return { leg, end: remote.end };

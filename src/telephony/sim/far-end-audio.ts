@@ -45,7 +45,7 @@ export function runPersonAudio(
       }),
     );
   }, signal);
-  remote.onAudio((frame) => ears.push(frame));
+  remote.onAudio((frame, sent) => ears.push(frame, sent));
 
   async function step(work: () => Promise<void>): Promise<void> {
     if (signal.aborted) return;
@@ -83,7 +83,7 @@ export function runMachineAudio(
 ): void {
   const { signal } = remote;
   const ears = voice.listen((heard) => remote.log({ from: 'local', text: heard }), signal);
-  remote.onAudio((frame) => ears.push(frame));
+  remote.onAudio((frame, sent) => ears.push(frame, sent));
   void (async () => {
     await say(remote, voice, greeting);
     remote.log({ from: 'remote', text: '[beep]' });

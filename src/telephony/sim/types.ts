@@ -1,4 +1,5 @@
 import type { AudioFrame } from '../../media/index.ts';
+import type { SentBeat } from '../pacing/index.ts';
 
 // The simulated far end of `sim` calls: a person (a `Callee`) that the composition root builds
 // (src/app.ts, e.g. from the conversation module's simulated person), and in audio mode the
@@ -34,8 +35,11 @@ export interface FarEndVoice {
   /** The far end's words as 20 ms frames at SESSION_RATE. */
   speak(text: string, signal: AbortSignal): AsyncIterable<AudioFrame>;
   /**
-   * Ears on what our side plays: feed every frame (silence included); `heard` gets each line once
-   * our side pauses after it.
+   * Ears on what our side plays: feed every frame (silence included), with when it left; `heard`
+   * gets each line once our side pauses after it.
    */
-  listen(heard: (text: string) => void, signal: AbortSignal): { push(frame: AudioFrame): void };
+  listen(
+    heard: (text: string) => void,
+    signal: AbortSignal,
+  ): { push(frame: AudioFrame, sent?: SentBeat): void };
 }

@@ -1,0 +1,3 @@
+export { FrameRing, type SentBeat } from './frame-ring.ts';
+export { createCallerPacer, createWorkerPacer, type FramePacer, type WorkerPacerOptions } from './pacer.ts';
+export { sendBeat } from './ring-layout.ts';

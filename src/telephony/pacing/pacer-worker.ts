@@ -1,0 +1,55 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { setImmediate as yieldToEvents } from 'node:timers/promises';
+import { parentPort } from 'node:worker_threads';
+import { PACER_NICE, type FromPacerWorker, type ToPacerWorker } from './pacer-protocol.ts';
+import { ringView, type RingView } from './ring-layout.ts';
+import { SUB_BEATS, TICK_MS, tick } from './tick.ts';
+
+// The pacer worker (pacer.ts): keeps a 5 ms tick on its own grid and sends the legs due at each
+// (tick.ts). It does nothing else and waits for each tick in Atomics.wait (a futex with a precise
+// timeout; a timer is only good to a millisecond or two). Ticks missed anyway are caught up at
+// once, late rather than never. Between ticks it handles the main thread's messages.
+
+const now = () => performance.timeOrigin + performance.now();
+const rings = new Map<number, RingView>();
+const parked = new Int32Array(new SharedArrayBuffer(4));
+let running = false;
+
+/**
+ * Asks the scheduler to run this thread first when it wakes (nice PACER_NICE for this thread
+ * alone, as media servers do for their media threads): on a busy machine a woken thread of
+ * ordinary priority may wait milliseconds for a core. Needs CAP_SYS_NICE (root has it).
+ */
+function raisePriority(): FromPacerWorker {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid)) throw new Error('no thread id in /proc/thread-self');
+    setPriority(tid, PACER_NICE);
+    return { kind: 'priority', raised: true };
+  } catch (err) {
+    return { kind: 'priority', raised: false, reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+async function beat(): Promise<void> {
+  running = true;
+  let next = now() + TICK_MS;
+  let phase = 0;
+  while (rings.size > 0) {
+    const rest = next - now();
+    if (rest > 0) Atomics.wait(parked, 0, 0, rest);
+    tick(rings.values(), phase, next, now);
+    next += TICK_MS;
+    phase = (phase + 1) % SUB_BEATS;
+    await yieldToEvents();
+  }
+  running = false;
+}
+
+parentPort?.postMessage(raisePriority());
+parentPort?.on('message', (message: ToPacerWorker) => {
+  if (message.kind === 'add') rings.set(message.id, ringView(message.buffer));
+  else rings.delete(message.id);
+  if (!running && rings.size > 0) void beat();
+});

@@ -1,0 +1,112 @@
+import type { Worker } from 'node:worker_threads';
+import { spawnSiblingWorker, type Logger } from '../../core/index.ts';
+import type { FrameRing } from './frame-ring.ts';
+import type { FromPacerWorker, ToPacerWorker } from './pacer-protocol.ts';
+import { PACED } from './ring-layout.ts';
+
+// Who sends each leg's frames on the 20 ms beat (DESIGN.md section 5, docs/voice.md). A carrier
+// queues a leg's audio in a FrameRing and hands the ring to its pacer:
+// - `worker`: a worker thread keeps the beat and sends, so what the main thread does (sessions,
+//   the API, the store, garbage collection) never delays a frame; its clock is the system's;
+// - `caller`: the carrier's own beat sends (`sendBeat` on the ring), on its injected clock: the
+//   deterministic choice for tests on a manual clock, and the fallback where workers cannot run.
+
+export interface FramePacer {
+  readonly mode: 'worker' | 'caller';
+  /** Starts sending the ring's frames on the beat. */
+  add(ring: FrameRing): void;
+  /** Stops sending them (the leg ended). */
+  delete(ring: FrameRing): void;
+  /** Stops the beat for good. */
+  close(): Promise<void>;
+}
+
+/** The carrier's beat sends: add and delete only keep count. */
+export function createCallerPacer(): FramePacer {
+  return {
+    mode: 'caller',
+    add() {},
+    delete() {},
+    async close() {},
+  };
+}
+
+export interface WorkerPacerOptions {
+  logger?: Logger;
+  /** Starts the worker (tests inject one that fails). */
+  spawn?: () => Worker;
+}
+
+/** Worker restarts tried before giving up on a pacer whose worker keeps dying. */
+const MAX_RESTARTS = 5;
+
+/**
+ * One worker thread that sends every ring's frames. The rings live in shared memory, so a worker
+ * that dies is replaced and picks up where the old one stopped, with no frame lost but those of
+ * the beats in between.
+ */
+export function createWorkerPacer(options: WorkerPacerOptions = {}): FramePacer {
+  const spawn = options.spawn ?? (() => spawnSiblingWorker(import.meta.url, 'pacer-worker'));
+  const ids = new Map<FrameRing, number>();
+  let nextId = 1;
+  let restarts = 0;
+  let closed = false;
+  let toldPriority = false;
+  let worker = start();
+
+  function post(message: ToPacerWorker) {
+    worker.postMessage(message);
+  }
+
+  function start(): Worker {
+    const w = spawn();
+    w.unref();
+    w.on('error', (err) => options.logger?.error({ err }, 'frame pacer worker failed'));
+    w.on('message', (message: FromPacerWorker) => {
+      if (message.kind !== 'priority' || toldPriority) return;
+      toldPriority = true;
+      if (message.raised) options.logger?.debug('frame pacer thread runs at a raised priority');
+      else
+        options.logger?.warn(
+          { reason: message.reason },
+          'frame pacer thread could not raise its priority: on a busy machine frames may leave late',
+        );
+    });
+    w.on('exit', (code) => {
+      if (closed || w !== worker) return;
+      if (restarts >= MAX_RESTARTS) {
+        options.logger?.error({ code, restarts }, 'frame pacer worker keeps exiting: outgoing audio stops');
+        return;
+      }
+      restarts += 1;
+      options.logger?.warn({ code }, 'frame pacer worker exited: restarting it');
+      worker = start();
+      for (const [ring, id] of ids) post({ kind: 'add', id, buffer: ring.buffer });
+    });
+    return w;
+  }
+
+  return {
+    mode: 'worker',
+    add(ring) {
+      if (closed || ids.has(ring)) return;
+      const id = nextId++;
+      ids.set(ring, id);
+      Atomics.store(ring.view.control, PACED, 1);
+      post({ kind: 'add', id, buffer: ring.buffer });
+    },
+    delete(ring) {
+      const id = ids.get(ring);
+      if (id === undefined) return;
+      ids.delete(ring);
+      Atomics.store(ring.view.control, PACED, 0);
+      if (!closed) post({ kind: 'delete', id });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      ids.clear();
+      await worker.terminate();
+    },
+  };
+}
