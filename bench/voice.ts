@@ -607,7 +607,7 @@ interface ReportInput {
 }
 
 /** What the lateness is made of, from the figures measured (no judgement beyond them). */
-function whatStalls(steps: StepRow[]): string {
+function whatStalls(steps: StepRow[], pacer: Pacer): string {
   const largest = steps.reduce((a, b) => (b.calls > a.calls ? b : a));
   const workP50 = largest.stats.span.percentile(50);
   const perCallUs = (workP50 * 1000) / largest.calls;
@@ -615,7 +615,19 @@ function whatStalls(steps: StepRow[]): string {
   const rssMax = steps.reduce((m, x) => Math.max(m, x.rssPerCallMiB), 0);
   const gcMinor = steps.reduce((m, x) => Math.max(m, x.gc.maxMinorMs), 0);
   const gcMajor = steps.reduce((m, x) => Math.max(m, x.gc.maxMajorMs), 0);
+  const eldMax = steps.reduce((m, x) => Math.max(m, x.eld.max), 0);
   const eldOverFrame = steps.some((x) => x.eld.max - 10 > x.stats.worstLate + 5);
+  const memory = `Memory: at most ${fmt(heapMax, 3)} MiB of heap and buffers and ${fmt(rssMax, 3)} MiB of RSS per call, both ends
+of the call included (goal ≤ 2 MB per call: ${met(heapMax <= 2 && rssMax <= 2)}).`;
+  if (pacer === 'worker') {
+    return `What makes the lateness: frames leave from the pacer worker, which sends the legs due at each
+5 ms tick in one loop (p50 ${fmt(workP50, 2)} ms per tick at ${largest.calls} calls, about ${fmt(perCallUs, 2)} µs per call), so nearly all of
+it is the worker waking late: the OS ran other threads first (the main thread and V8's GC
+helpers, the API load's process, other work on the shared machine), although the worker runs at
+nice -10. What stalls the main thread (event-loop delay max ${fmt(eldMax)} ms; GC pauses up to ${fmt(gcMinor)} ms
+minor and ${fmt(gcMajor)} ms major) no longer delays frames already queued: it delays the replies'
+processing (the share column) and the API's answers. ${memory}`;
+  }
   return `What makes the lateness: the beat sends every leg's frame in one synchronous loop, so its
 work grows with the calls (p50 ${fmt(workP50, 2)} ms per beat at ${largest.calls} calls, about ${fmt(perCallUs, 1)} µs per call
 per beat: the leg, the session's receiver, listener and energy VAD, the fake STT while it listens,
@@ -627,8 +639,7 @@ with API load, the requests' own work on the same thread.${
     eldOverFrame
       ? ' Event-loop delay max exceeds the latest frame in some steps: the loop also stalled between beats (work other than the beats waited while the beats kept their slots); the API latency p99 grows with the calls too.'
       : ''
-  } Memory: at most ${fmt(heapMax, 3)} MiB of heap and buffers and ${fmt(rssMax, 3)} MiB of RSS per call, both ends
-of the call included (goal ≤ 2 MB per call: ${met(heapMax <= 2 && rssMax <= 2)}).`;
+  } ${memory}`;
 }
 
 function report(r: ReportInput): string {
@@ -656,9 +667,14 @@ function report(r: ReportInput): string {
   costs ${fmt(r.resampler.down)} µs (16→8 kHz) and ${fmt(r.resampler.up)} µs (8→16 kHz) per 20 ms frame
   here, i.e. about ${fmt(((r.resampler.down + r.resampler.up) * 50 * TARGET_CALLS) / 1e4, 0)}% of one core at
   ${TARGET_CALLS} calls on the same thread, not included below.
-- Timing: frames are timed inside the beat (the session's receiver gets each frame with its slot
-  on the 20 ms grid; the far end's ears get each frame sent), with performance.now() aligned to
-  Date.now(), the scale of the grid.`);
+- Pacer (\`PARLEY_BENCH_VOICE_PACER=${r.s.pacer}\`): ${
+    r.s.pacer === 'worker'
+      ? 'frames leave from the pacer worker (src/telephony/pacing), as Parley runs them: a 5 ms tick in its own thread, each leg on one tick of the 20 ms beat, a silent leg starting its talkspurt at the next tick.'
+      : "frames leave from the sim's own 20 ms beat on the main thread (the caller pacer), as before the worker: for comparison."
+  }
+- Timing: each frame is timed by the pacer's own stamps, taken as it sends: its slot on the grid
+  and when it left, sub-millisecond, on Date.now()'s scale (performance.timeOrigin +
+  performance.now()).`);
 
   if (r.share.length > 0) {
     parts.push(`### 1. Platform share of response time
@@ -669,8 +685,11 @@ a real carrier's clock), TTS first audio ${TTS_MS} ms after each sentence; energ
 turn whose end of speech fell in the measured window: **processing share** = from the caller's
 end of speech (VAD, \`end_of_speech_at\`) to the reply's first frame queued on the leg, minus the
 patience wait (${PATIENCE_MS[PATIENCE]} ms) and the three fakes' latencies; **share to the frame leaving** = the
-same to that frame really leaving the leg on its beat (so it adds the wait for the next 20 ms
-beat, 0-20 ms by construction). ${r.share[1] ? `The ${r.share[1].calls}-call run starts its calls over ${RAMP_MS / 1000} s and measures ${r.s.shareS} s after ${SETTLE_MS / 1000} s more.` : ''}
+same to that frame really leaving the leg (so it adds the wait for the beat: ${
+      r.s.pacer === 'worker'
+        ? 'the next 5 ms tick, as a silent leg starts its talkspurt there'
+        : 'the next 20 ms beat'
+    }). ${r.share[1] ? `The ${r.share[1].calls}-call run starts its calls over ${RAMP_MS / 1000} s and measures ${r.s.shareS} s after ${SETTLE_MS / 1000} s more.` : ''}
 
 ${markdownTable(...shareTable(r.share))}
 
@@ -705,8 +724,8 @@ a child process (bench/voice-api-load.ts, autocannon, 4 connections) sends it ${
 alternating \`GET /v2/assistants/?limit=20\` and \`POST /v2/assistants\`, for the whole step.${base ? ` The last row runs ${base.calls} calls without API load: the baseline.` : ''}
 
 - Send lateness: per frame sent (every leg, every beat, silence included), how late it left vs its
-  20 ms grid slot. Beat wake-up: the first frame of each beat (the timer's own lateness); later
-  frames of the beat add the work of the legs before them.
+  grid slot. Beat wake-up: the first frame of each ${r.s.pacer === 'worker' ? '5 ms tick' : 'beat'} (the wake-up's own lateness); later
+  frames of it add the work of the legs before them.
 - Underrun: a beat that sent nothing between two frames of one agent line (gap under 200 ms);
   a broken line is a greeting or reply the far end did not hear whole (a longer gap splits it).
 - Share to the frame leaving: as in part 1, with the patience wait taken out (the fakes take no time).
@@ -737,7 +756,7 @@ Target (frame-send lateness p99 ≤ ${JITTER_TARGET_MS} ms and no underruns at �
         : ''
     }
 
-${whatStalls(r.steps)}`);
+${whatStalls(r.steps, r.s.pacer)}`);
   }
 
   if (r.offline) {

@@ -1,4 +1,4 @@
-import type { Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSiblingWorker } from '../../core/index.ts';
 import { SESSION_RATE, type AudioFrame } from '../../media/index.ts';
@@ -146,6 +146,25 @@ describe('worker pacer', () => {
       expect(heard.at(-1)?.value).toBe(30);
     } finally {
       await subject.pacer.close();
+    }
+  });
+
+  it("gives up on a worker that keeps dying: the carriers' beats send from then on", async () => {
+    let spawned = 0;
+    const pacer = createWorkerPacer({
+      spawn: () => {
+        spawned += 1;
+        return new Worker('process.exit(3)', { eval: true });
+      },
+    });
+    try {
+      expect(pacer.mode).toBe('worker');
+      const deadline = Date.now() + 10_000;
+      while (pacer.mode === 'worker' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(pacer.mode).toBe('caller');
+      expect(spawned).toBe(6);
+    } finally {
+      await pacer.close();
     }
   });
 });

@@ -12,6 +12,7 @@ import { PACED } from './ring-layout.ts';
 //   deterministic choice for tests on a manual clock, and the fallback where workers cannot run.
 
 export interface FramePacer {
+  /** Read on every beat: a worker pacer that had to give up on its worker turns `caller`. */
   readonly mode: 'worker' | 'caller';
   /** Starts sending the ring's frames on the beat. */
   add(ring: FrameRing): void;
@@ -43,7 +44,8 @@ const MAX_RESTARTS = 5;
 /**
  * One worker thread that sends every ring's frames. The rings live in shared memory, so a worker
  * that dies is replaced and picks up where the old one stopped, with no frame lost but those of
- * the beats in between.
+ * the beats in between. One that keeps dying is given up: the pacer turns `caller` and the
+ * carriers' beats send from the main thread, later but never silent.
  */
 export function createWorkerPacer(options: WorkerPacerOptions = {}): FramePacer {
   const spawn = options.spawn ?? (() => spawnSiblingWorker(import.meta.url, 'pacer-worker'));
@@ -52,6 +54,7 @@ export function createWorkerPacer(options: WorkerPacerOptions = {}): FramePacer 
   let restarts = 0;
   let closed = false;
   let toldPriority = false;
+  let gaveUp = false;
   let worker = start();
 
   function post(message: ToPacerWorker) {
@@ -75,7 +78,11 @@ export function createWorkerPacer(options: WorkerPacerOptions = {}): FramePacer 
     w.on('exit', (code) => {
       if (closed || w !== worker) return;
       if (restarts >= MAX_RESTARTS) {
-        options.logger?.error({ code, restarts }, 'frame pacer worker keeps exiting: outgoing audio stops');
+        gaveUp = true;
+        options.logger?.error(
+          { code, restarts },
+          'frame pacer worker keeps exiting: frames now leave from the main thread',
+        );
         return;
       }
       restarts += 1;
@@ -87,7 +94,9 @@ export function createWorkerPacer(options: WorkerPacerOptions = {}): FramePacer 
   }
 
   return {
-    mode: 'worker',
+    get mode() {
+      return gaveUp ? 'caller' : 'worker';
+    },
     add(ring) {
       if (closed || ids.has(ring)) return;
       const id = nextId++;
