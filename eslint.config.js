@@ -175,4 +175,16 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
     rules: restrict([{ regex: '^\\.\\./(?!cli/)', message: 'bin/ only starts the CLI (cli/).' }]),
   },
+  // Examples are plain Node clients of the API: they import nothing of Parley.
+  {
+    files: ['examples/**/*.mjs'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['process', 'console', 'Buffer', 'fetch', 'setInterval', 'clearInterval', 'setTimeout'].map(
+          (name) => [name, 'readonly'],
+        ),
+      ),
+    },
+    rules: restrict([{ regex: '^\\.', message: "Examples use the API, not Parley's sources." }]),
+  },
 );

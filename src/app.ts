@@ -25,6 +25,8 @@ import {
 import {
   createSimCarrier,
   createWorkerPacer,
+  createWsMediaCarrier,
+  type WsMediaCarrier,
   type CalleeFactory,
   type FarEndVoice,
   type SimCarrier,
@@ -231,6 +233,8 @@ export interface EngineOptions {
   role?: Role;
   /** Webhook delivery tuning (tests shorten the retry schedule). */
   webhooks?: { retryDelaysMs?: readonly number[]; attemptTimeoutMs?: number; pollIntervalMs?: number };
+  /** The WebSocket media test call (default true; PARLEY_WS_MEDIA). */
+  wsMedia?: boolean;
 }
 
 export type Role = 'all' | 'api' | 'worker';
@@ -241,6 +245,8 @@ export interface Engine {
   services: ConversationServices;
   /** The simulated carrier (the API has it place the sim's inbound calls). */
   sim: SimCarrier;
+  /** The WebSocket media carrier (the test call); null when disabled (PARLEY_WS_MEDIA=off). */
+  wsMedia: WsMediaCarrier | null;
   calls: CallService;
   dialer: Dialer;
   simulations: SimulationService;
@@ -296,6 +302,8 @@ export function createEngine(options: EngineOptions): Engine {
     ...(speech?.farEnd ? { voice: speech.farEnd } : {}),
     ...(pacer ? { pacer } : {}),
   });
+  const wsMedia =
+    options.wsMedia === false ? null : createWsMediaCarrier({ serverName: options.node, clock });
   const role = options.role ?? 'all';
   const background = role !== 'api';
   // Set below: the dialer and the call service wake each other.
@@ -303,7 +311,7 @@ export function createEngine(options: EngineOptions): Engine {
   const calls = createCallService({
     store,
     runtime: services.runtime,
-    carriers: { sim },
+    carriers: { sim, ...(wsMedia ? { ws: wsMedia } : {}) },
     speech: speech?.choice ?? { missing: 'no speech providers were configured' },
     ...(options.recordings ? { recordings: callRecordings(options.recordings) } : {}),
     clock,
@@ -341,6 +349,7 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     services,
     sim,
+    wsMedia,
     simulations,
     calls,
     dialer: background ? dialer : { ...dialer, wake: wakeDialer },
@@ -411,6 +420,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       allowPrivateNetwork: config.allowPrivateNetwork,
       messaging: overrides.messaging ?? messagingAdapters(config, clock),
       inboundWebhookTimeoutMs: config.inboundWebhookTimeoutMs,
+      wsMedia: config.wsMedia,
       role,
     });
     api = await buildApi({
@@ -419,6 +429,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       services: engine.services,
       calls: engine.calls,
       sim: engine.sim,
+      wsMedia: engine.wsMedia,
       recordings,
       dialer: engine.dialer,
       simulations: engine.simulations,

@@ -64,6 +64,10 @@ export async function createTestApi(
     trustProxy?: boolean;
     /** Knowledge sources may be fetched from local servers. */
     allowPrivateNetwork?: boolean;
+    /** false: the WebSocket media test call is off (PARLEY_WS_MEDIA=off). */
+    wsMedia?: boolean;
+    /** The URL the API says it is reached at (links it hands out); default TEST_PUBLIC_URL. */
+    publicUrl?: string;
     /** Text-message adapters; default: a sim of its own. */
     messaging?: MessagingDeps;
     /** The sim carrier's pace (default 0: as fast as possible). */
@@ -93,13 +97,14 @@ export async function createTestApi(
     node: `test-${Math.random().toString(36).slice(2)}`,
     simSpeed: options.simSpeed ?? 0,
     ...(options.speech ? { speech: options.speech } : {}),
-    recordings: { storage: recordings, publicUrl: TEST_PUBLIC_URL },
+    recordings: { storage: recordings, publicUrl: options.publicUrl ?? TEST_PUBLIC_URL },
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
     messaging: options.messaging ?? { sim: createSimMessaging({ clock }) },
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     ...(options.inboundWebhookTimeoutMs ? { inboundWebhookTimeoutMs: options.inboundWebhookTimeoutMs } : {}),
     ...(options.callsPollIntervalMs ? { callsPollIntervalMs: options.callsPollIntervalMs } : {}),
     ...(options.afterCallConcurrency ? { afterCallConcurrency: options.afterCallConcurrency } : {}),
+    ...(options.wsMedia === false ? { wsMedia: false } : {}),
   });
   const api = await buildApi({
     store,
@@ -107,6 +112,7 @@ export async function createTestApi(
     services: engine.services,
     calls: engine.calls,
     sim: engine.sim,
+    wsMedia: engine.wsMedia,
     recordings,
     dialer: engine.dialer,
     simulations: engine.simulations,
@@ -115,7 +121,7 @@ export async function createTestApi(
     ...(options.trustProxy ? { trustProxy: true } : {}),
     ...(options.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
     logger: silentLogger(),
-    publicUrl: TEST_PUBLIC_URL,
+    publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
   });
   await api.ready();

@@ -21,6 +21,11 @@ declare module 'fastify' {
      * no API key is asked for or read, and no public rate limit applies.
      */
     signedWebhook?: boolean;
+    /**
+     * A WebSocket media socket (the test call's far end), authenticated by its single-use session
+     * id (checked by the carrier): no API key is asked for or read.
+     */
+    mediaSocket?: boolean;
   }
 }
 
@@ -96,8 +101,9 @@ export interface AuthenticateOptions {
 
 export function authenticate(authenticator: Authenticator, options: AuthenticateOptions = {}) {
   return async function authenticateRequest(request: FastifyRequest): Promise<void> {
-    if (request.routeOptions.config.signedWebhook) return;
-    if (request.headers.authorization === undefined && request.routeOptions.config.publicWithoutKey) {
+    const { config } = request.routeOptions;
+    if (config.signedWebhook || config.mediaSocket) return;
+    if (request.headers.authorization === undefined && config.publicWithoutKey) {
       options.onPublic?.(request);
       return;
     }

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock, type Logger } from '../core/index.ts';
 import type { ModelRouter } from '../providers/index.ts';
 import type { ConversationServices } from '../runtime/index.ts';
 import type { RecordingStorage, Store } from '../store/index.ts';
-import type { SimCarrier } from '../telephony/index.ts';
+import type { SimCarrier, WsMediaCarrier } from '../telephony/index.ts';
 import type { CallService } from '../calls/index.ts';
 import type { SimulationService } from '../simulation/index.ts';
 import { simulationRunRoutes } from './simulations/run-routes.ts';
@@ -21,6 +22,7 @@ import { createMetricsRegistry, registerMetrics } from './metrics.ts';
 import { createChatChannels } from './messaging/channels.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { callRoutes } from './calls/routes.ts';
+import { WS_MEDIA_MAX_MESSAGE_BYTES, wsMediaRoutes } from './calls/ws-media-routes.ts';
 import { callRecordingRoutes } from './calls/recording-routes.ts';
 import { batchRoutes } from './batches/routes.ts';
 import { simulationRoutes } from './simulations/routes.ts';
@@ -63,6 +65,8 @@ export interface ApiDeps {
   calls?: CallService;
   /** The sim carrier: `POST /sim/inbound` has it ring one of the workspace's numbers. */
   sim?: Pick<SimCarrier, 'ring'>;
+  /** The WebSocket media test call; null or absent: its routes answer 503. */
+  wsMedia?: WsMediaCarrier | null;
   /** Call recordings (GET /calls/{id}/recording, DELETE /calls/{id}); absent: not served. */
   recordings?: RecordingStorage;
   /** Suite execution (POST /simulation_suites/{id}/execute and the results); absent: not served. */
@@ -134,6 +138,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, deps.publicUrl);
 
   if (deps.apiRoutes === false) return app;
+  await app.register(websocket, { options: { maxPayload: WS_MEDIA_MAX_MESSAGE_BYTES } });
   await app.register(
     async (v2) => {
       const auth = createAuthenticator(deps.store, clock, deps.authCacheTtlMs);
@@ -161,6 +166,13 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
           store: deps.store,
           calls: deps.calls,
           ...(deps.sim ? { sim: deps.sim } : {}),
+        });
+      if (deps.calls)
+        await v2.register(wsMediaRoutes, {
+          store: deps.store,
+          calls: deps.calls,
+          carrier: deps.wsMedia ?? null,
+          publicUrl: deps.publicUrl,
         });
       if (deps.recordings)
         await v2.register(callRecordingRoutes, { store: deps.store, recordings: deps.recordings });

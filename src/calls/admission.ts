@@ -9,6 +9,10 @@ import type { Prepared } from './outbound.ts';
 // the next waiting call at once; a poll (liveness.ts) catches calls placed by other processes.
 
 export interface PlaceCallInput {
+  /** The call's id, when the caller needs it before the call is stored (a WS media session). */
+  id?: string;
+  /** `outbound` (default), or `web`: a test call whose far end is a WebSocket client. */
+  type?: 'outbound' | 'web';
   agent: Agent;
   /** Caller id (E.164) and the provider of that number (which carrier dials). */
   from: string;
@@ -42,12 +46,12 @@ const variablesOfLead = (input: PlaceCallInput) => ({
 });
 
 /** The stored call for a placement (the dialer creates it inside its own transaction). */
-export function newCallOf(input: PlaceCallInput & { id?: string }): NewCall {
+export function newCallOf(input: PlaceCallInput): NewCall {
   const agentSpec = input.agent.spec;
   return {
     ...(input.id ? { id: input.id } : {}),
     agentId: input.agent.id,
-    type: 'outbound',
+    type: input.type ?? 'outbound',
     status: 'pending',
     phoneFrom: input.from,
     phoneTo: input.to,

@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       PARLEY_SHUTDOWN_TIMEOUT_MS: '500',
       PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: '120',
       PARLEY_TRUST_PROXY: '1',
+      PARLEY_WS_MEDIA: 'off',
     });
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -56,6 +57,7 @@ describe('loadConfig', () => {
       twilio: undefined,
       simSpeed: 1,
       simMode: 'audio',
+      wsMedia: false,
       inboundWebhookTimeoutMs: 2500,
       allowPrivateNetwork: false,
     });
@@ -110,6 +112,7 @@ describe('loadConfig', () => {
     [{ PARLEY_SIM_SPEED: '-1' }, 'PARLEY_SIM_SPEED'],
     [{ PARLEY_SIM_SPEED: 'fast' }, 'PARLEY_SIM_SPEED'],
     [{ PARLEY_SIM_MODE: 'video' }, 'PARLEY_SIM_MODE'],
+    [{ PARLEY_WS_MEDIA: 'yes' }, 'PARLEY_WS_MEDIA'],
     [{ PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS: '50' }, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS'],
     [
       { PARLEY_TWILIO_ACCOUNT_SID: 'AC1', PARLEY_TWILIO_AUTH_TOKEN: 't', PARLEY_TWILIO_BASE_URL: 'ftp://x' },

@@ -37,6 +37,8 @@ export interface Config {
    * as text turns (the fast path for load tests of the platform around calls).
    */
   simMode: 'audio' | 'text';
+  /** The WebSocket media test call (`POST /v2/calls/outbound-test-ws-media`); off: 503. */
+  wsMedia: boolean;
   /** Each inbound-webhook attempt waits at most this long, in ms. */
   inboundWebhookTimeoutMs: number;
 }
@@ -49,6 +51,14 @@ function speedVar(env: Env, name: string, fallback: number): number {
     throw new ConfigError(`${name} must be a number from 0 to 100, got "${raw}"`);
   }
   return value;
+}
+
+function onOffVar(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
 }
 
 function simModeVar(env: Env): Config['simMode'] {
@@ -181,6 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     twilio: twilioConfig(env),
     simSpeed: speedVar(env, 'PARLEY_SIM_SPEED', 1),
     simMode: simModeVar(env),
+    wsMedia: onOffVar(env, 'PARLEY_WS_MEDIA', true),
     inboundWebhookTimeoutMs: intVar(env, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS', 2500, 100, 10_000),
   };
 }

@@ -20,3 +20,4 @@ export {
   type SentBeat,
   type WorkerPacerOptions,
 } from './pacing/index.ts';
+export * from './ws/index.ts';

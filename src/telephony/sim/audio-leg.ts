@@ -1,8 +1,14 @@
 import { SESSION_RATE, samplesPerFrame, type AudioFrame } from '../../media/index.ts';
-import { FrameRing, sendBeat, type FramePacer, type SentBeat } from '../pacing/index.ts';
+import {
+  FrameRing,
+  sendBeat,
+  type FramePacer,
+  type FrameTick,
+  type FrameTicker,
+  type SentBeat,
+} from '../pacing/index.ts';
 import type { CallLeg, LegEndReason } from '../types.ts';
 import type { SimLogEntry } from './text-leg.ts';
-import type { FrameTick, FrameTicker } from './ticker.ts';
 
 // A simulated call leg that carries audio, seen from both ends. On each 20 ms beat of the
 // carrier it delivers one frame of the far end's speech (or silence) to our receiver. Our audio

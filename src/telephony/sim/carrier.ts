@@ -12,8 +12,7 @@ import { createSimAudioLeg, type SimAudioLeg } from './audio-leg.ts';
 import { runMachineAudio, runPersonAudio } from './far-end-audio.ts';
 import { runMachine, runPerson, voicemailGreeting } from './far-end.ts';
 import { createSimLeg, type SimLeg } from './text-leg.ts';
-import { createCallerPacer, type FramePacer } from '../pacing/index.ts';
-import { createFrameTicker } from './ticker.ts';
+import { createCallerPacer, createFrameTicker, type FramePacer } from '../pacing/index.ts';
 import { NO_ANSWER_MS, RING_MS, createSimTimer, type SimTimer } from './timing.ts';
 import type { Callee, CalleeFactory, FarEndVoice } from './types.ts';
 

@@ -1,0 +1,228 @@
+import { newId, systemClock, type Clock } from '../../core/index.ts';
+import { FRAME_MS } from '../../media/index.ts';
+import { createCallerPacer, createFrameTicker, type FramePacer } from '../pacing/index.ts';
+import type { Carrier, DialOutcome, DialRequest } from '../types.ts';
+import { WS_CODEC_INFO, WsMediaEdge, type WsCodec, type WsFraming } from './edge.ts';
+import { createWsMediaLeg, type BoundWsMedia } from './leg.ts';
+import { WS_CLOSE, type WsMediaSocket } from './socket.ts';
+
+// The WebSocket media carrier `ws` (WIRE.md section 10, docs/ws-media.md): a test call whose far
+// end is a WebSocket client. Starting the call opens a single-use session; the client binds it by
+// connecting with its id in the URL (legacy flow) or by sending {"type":"bind","sid"} over a
+// socket opened on the base URL (connect-then-bind). Dialing the call waits for that bind: bound
+// is answered, a session nobody binds before it expires is no-answer.
+
+export interface WsMediaCarrierOptions {
+  /** This node's name, sent in `server_info` (PARLEY_NODE_NAME). */
+  serverName: string;
+  clock?: Clock;
+  /** Who sends the frames on the beat; default the carrier's own beat. */
+  pacer?: FramePacer;
+  /** How long a session waits for its client to bind (default 60 s). */
+  sessionTtlMs?: number;
+  /** How long a socket opened on the base URL may wait before it binds (default 60 s). */
+  bindTimeoutMs?: number;
+  /** Makes session ids (default a UUID). */
+  ids?: () => string;
+}
+
+export interface WsMediaSessionInit {
+  callId: string;
+  codec: WsCodec;
+  framing: WsFraming;
+}
+
+export interface WsMediaCarrier extends Carrier {
+  readonly name: 'ws';
+  readonly serverName: string;
+  /** Opens the session of a call about to be placed. */
+  open(init: WsMediaSessionInit): { sid: string; expiresAt: number };
+  /** A client connected; with `sid` (legacy flow) it is bound at once. */
+  connect(socket: WsMediaSocket, sid?: string): void;
+  /** Sessions not bound yet. */
+  readonly waiting: number;
+}
+
+export const WS_SESSION_TTL_MS = 60_000;
+export const WS_BIND_TIMEOUT_MS = 60_000;
+
+interface Session {
+  sid: string;
+  init: WsMediaSessionInit;
+  expiresAt: number;
+  bound: BoundWsMedia | null;
+  /** The dial waiting for the bind, if it started first. */
+  answer: ((outcome: DialOutcome) => void) | null;
+  expiry: AbortController;
+}
+
+const errorFrame = (error: string) => JSON.stringify({ type: 'error', error });
+
+export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCarrier {
+  const clock = options.clock ?? systemClock;
+  const pacer = options.pacer ?? createCallerPacer();
+  const ticker = createFrameTicker(clock);
+  const ttl = options.sessionTtlMs ?? WS_SESSION_TTL_MS;
+  const bindTimeout = options.bindTimeoutMs ?? WS_BIND_TIMEOUT_MS;
+  const makeId = options.ids ?? newId;
+  const sessions = new Map<string, Session>();
+  const byCall = new Map<string, Session>();
+  /** Session ids bound or expired, kept until they would have expired: a reuse is told so. */
+  const spent = new Map<string, number>();
+
+  /** The session id is spent; the call keeps its session until its dial takes the leg. */
+  function spend(session: Session) {
+    session.expiry.abort();
+    sessions.delete(session.sid);
+    spent.set(session.sid, session.expiresAt);
+  }
+
+  function forget(session: Session) {
+    spend(session);
+    byCall.delete(session.init.callId);
+  }
+
+  function sweepSpent() {
+    const now = clock.now();
+    for (const [sid, until] of spent) if (until <= now) spent.delete(sid);
+  }
+
+  function bind(socket: WsMediaSocket, sid: string): BoundWsMedia | null {
+    const session = sessions.get(sid);
+    if (!session || session.bound) {
+      const reused = spent.has(sid) || session?.bound;
+      socket.send(errorFrame(reused ? 'this session is already bound' : 'unknown or expired session'));
+      socket.close(reused ? WS_CLOSE.alreadyBound : WS_CLOSE.unknownSession, 'bind refused');
+      return null;
+    }
+    const { init } = session;
+    const bound = createWsMediaLeg({
+      sid: `ws_${sid}`,
+      socket,
+      edge: new WsMediaEdge({ codec: init.codec, framing: init.framing }),
+      ticker,
+      pacer,
+      now: () => clock.now(),
+    });
+    session.bound = bound;
+    spend(session);
+    void bound.leg.ended.then(() => byCall.delete(init.callId));
+    socket.send(
+      JSON.stringify({
+        type: 'call_info',
+        callId: init.callId,
+        codec: init.codec,
+        framing: init.framing,
+        sampleRate: WS_CODEC_INFO[init.codec].sampleRate,
+        ptimeMs: FRAME_MS,
+      }),
+    );
+    session.answer?.({ kind: 'answered', leg: bound.leg, answeredAt: clock.now() });
+    session.answer = null;
+    return bound;
+  }
+
+  return {
+    name: 'ws',
+    serverName: options.serverName,
+
+    open(init) {
+      sweepSpent();
+      const sid = makeId();
+      const session: Session = {
+        sid,
+        init,
+        expiresAt: clock.now() + ttl,
+        bound: null,
+        answer: null,
+        expiry: new AbortController(),
+      };
+      sessions.set(sid, session);
+      byCall.set(init.callId, session);
+      clock.sleep(ttl, session.expiry.signal).then(
+        () => {
+          if (session.bound) return;
+          forget(session);
+          session.answer?.({ kind: 'no-answer' });
+        },
+        () => undefined,
+      );
+      return { sid, expiresAt: session.expiresAt };
+    },
+
+    connect(socket, sid) {
+      socket.send(JSON.stringify({ type: 'server_info', 'server-name': options.serverName }));
+      let bound: BoundWsMedia | null = null;
+      let closed = false;
+      const waiting = new AbortController();
+      socket.onClose(() => {
+        closed = true;
+        waiting.abort();
+        bound?.closed();
+      });
+      socket.onMessage((data) => {
+        if (closed) return;
+        if (typeof data !== 'string') {
+          if (bound) bound.audio(data);
+          else {
+            socket.send(errorFrame('audio before the bind'));
+            socket.close(WS_CLOSE.notBound, 'not bound');
+          }
+          return;
+        }
+        let message: unknown;
+        try {
+          message = JSON.parse(data);
+        } catch {
+          return; // Unknown client text frames are ignored (WIRE.md section 10).
+        }
+        if (typeof message !== 'object' || message === null || !('type' in message)) return;
+        if (message.type !== 'bind') return;
+        if (bound) {
+          socket.send(errorFrame('this socket is already bound'));
+          socket.close(WS_CLOSE.alreadyBound, 'bind refused');
+          return;
+        }
+        const given = 'sid' in message && typeof message.sid === 'string' ? message.sid : '';
+        bound = bind(socket, given);
+        if (bound) waiting.abort();
+      });
+      if (sid !== undefined) {
+        bound = bind(socket, sid);
+        return;
+      }
+      clock.sleep(bindTimeout, waiting.signal).then(
+        () => {
+          if (bound || closed) return;
+          socket.send(errorFrame('no bind message came in time'));
+          socket.close(WS_CLOSE.bindTimeout, 'bind timeout');
+        },
+        () => undefined,
+      );
+    },
+
+    get waiting() {
+      return sessions.size;
+    },
+
+    async dial(request: DialRequest): Promise<DialOutcome> {
+      const session = byCall.get(request.callId);
+      if (!session) return { kind: 'failed', reason: 'no WebSocket media session for this call' };
+      if (session.bound) return { kind: 'answered', leg: session.bound.leg, answeredAt: clock.now() };
+      if (!sessions.has(session.sid)) return { kind: 'no-answer' };
+      request.onRinging?.();
+      return new Promise<DialOutcome>((resolve) => {
+        session.answer = resolve;
+        request.signal?.addEventListener(
+          'abort',
+          () => {
+            if (session.bound) return;
+            forget(session);
+            resolve({ kind: 'failed', reason: 'canceled' });
+          },
+          { once: true },
+        );
+      });
+    },
+  };
+}

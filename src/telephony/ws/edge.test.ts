@@ -1,0 +1,332 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AudioFrame } from '../../media/index.ts';
+import {
+  WS_CODECS,
+  WS_CODEC_INFO,
+  WS_FRAMINGS,
+  WsMediaEdge,
+  type WsCodec,
+  type WsFraming,
+  type WsMediaEdgeOptions,
+} from './edge.ts';
+
+const FRAME_SAMPLES = 320; // 20 ms at 16 kHz
+const RTP_HEADER_BYTES = 12;
+/** The table of the task, written out again so the tests do not trust the module's own. */
+const PAYLOAD_TYPE: Record<WsCodec, number> = { pcmu: 0, pcma: 8, l16: 96, opus: 111 };
+const TIMESTAMP_STEP: Record<WsCodec, number> = { pcmu: 160, pcma: 160, l16: 320, opus: 960 };
+const PAYLOAD_BYTES: Record<WsCodec, number | null> = { pcmu: 160, pcma: 160, l16: 640, opus: null };
+
+const edges: WsMediaEdge[] = [];
+/** A new edge, closed after the test (Opus holds native or wasm memory). */
+function edgeOf(options: WsMediaEdgeOptions): WsMediaEdge {
+  const edge = new WsMediaEdge(options);
+  edges.push(edge);
+  return edge;
+}
+afterEach(() => {
+  for (const edge of edges.splice(0)) edge.close();
+});
+
+/** Frame `index` of a continuous 440 Hz sine at 16 kHz, amplitude 8000. */
+function sineFrame(index: number): Int16Array {
+  const samples = new Int16Array(FRAME_SAMPLES);
+  for (let i = 0; i < FRAME_SAMPLES; i += 1) {
+    const n = index * FRAME_SAMPLES + i;
+    samples[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * n) / 16000));
+  }
+  return samples;
+}
+
+const constantFrame = (value: number): Int16Array => new Int16Array(FRAME_SAMPLES).fill(value);
+const frameOf = (samples: Int16Array, at = 0): AudioFrame => ({ samples, sampleRate: 16000, at });
+
+function rms(samples: Int16Array): number {
+  let sum = 0;
+  for (const sample of samples) sum += sample * sample;
+  return Math.sqrt(sum / samples.length);
+}
+
+function zeroCrossings(samples: Int16Array): number {
+  let count = 0;
+  for (let i = 1; i < samples.length; i += 1) {
+    if (samples[i - 1]! < 0 !== samples[i]! < 0) count += 1;
+  }
+  return count;
+}
+
+/** The fixed RTP header read byte by byte (RFC 3550 section 5.1), independent of media's parser. */
+function readRtpHeader(bytes: Uint8Array) {
+  const at = (i: number): number => bytes[i] ?? Number.NaN;
+  return {
+    version: at(0) >> 6,
+    padding: (at(0) & 0x20) !== 0,
+    extension: (at(0) & 0x10) !== 0,
+    csrcCount: at(0) & 0x0f,
+    marker: (at(1) & 0x80) !== 0,
+    payloadType: at(1) & 0x7f,
+    sequence: at(2) * 256 + at(3),
+    timestamp: at(4) * 2 ** 24 + at(5) * 2 ** 16 + at(6) * 2 ** 8 + at(7),
+    ssrc: at(8) * 2 ** 24 + at(9) * 2 ** 16 + at(10) * 2 ** 8 + at(11),
+  };
+}
+
+/** Calls `next()` for `ticks` ticks from `firstTick`; the frames that came out, each checked for shape. */
+function drain(edge: WsMediaEdge, ticks = 20, firstTick = 0): AudioFrame[] {
+  const frames: AudioFrame[] = [];
+  for (let tick = firstTick; tick < firstTick + ticks; tick += 1) {
+    const frame = edge.next(tick * 20);
+    if (!frame) continue;
+    expect(frame.samples).toHaveLength(FRAME_SAMPLES);
+    expect(frame.sampleRate).toBe(16000);
+    expect(frame.at).toBe(tick * 20);
+    frames.push(frame);
+  }
+  return frames;
+}
+
+/** The value of a frame whose samples are all one value (fails if they are not). */
+function constantOf(frame: AudioFrame): number {
+  const first = frame.samples[0]!;
+  expect(frame.samples.every((sample) => sample === first)).toBe(true);
+  return first;
+}
+
+describe('WS_CODEC_INFO', () => {
+  it('matches the codec table', () => {
+    expect(WS_CODECS).toEqual(['pcmu', 'pcma', 'l16', 'opus']);
+    expect(WS_FRAMINGS).toEqual(['rtp', 'payload']);
+    expect(WS_CODEC_INFO).toEqual({
+      pcmu: { sampleRate: 8000, clockRate: 8000, payloadType: 0, payloadBytes: 160 },
+      pcma: { sampleRate: 8000, clockRate: 8000, payloadType: 8, payloadBytes: 160 },
+      l16: { sampleRate: 16000, clockRate: 16000, payloadType: 96, payloadBytes: 640 },
+      opus: { sampleRate: 48000, clockRate: 48000, payloadType: 111, payloadBytes: null },
+    });
+  });
+});
+
+const COMBINATIONS: [WsCodec, WsFraming][] = WS_CODECS.flatMap((codec) =>
+  WS_FRAMINGS.map((framing): [WsCodec, WsFraming] => [codec, framing]),
+);
+
+describe.each(COMBINATIONS)('%s with %s framing', (codec, framing) => {
+  it('sends messages of the right size that a second edge turns back into the same tone', () => {
+    const sender = edgeOf({ codec, framing });
+    const receiver = edgeOf({ codec, framing });
+    const header = framing === 'rtp' ? RTP_HEADER_BYTES : 0;
+    const payloadBytes = PAYLOAD_BYTES[codec];
+    const sent = 12;
+    const received: AudioFrame[] = [];
+    for (let i = 0; i < sent; i += 1) {
+      const message = sender.encode(frameOf(sineFrame(i), i * 20), i === 0);
+      if (payloadBytes === null) expect(message.length).toBeGreaterThan(header);
+      else expect(message.length).toBe(header + payloadBytes);
+      expect(receiver.accept(message)).toBeNull();
+      received.push(...drain(receiver, 1, i));
+    }
+    // With RTP the jitter buffer holds 3 frames before it plays: the last two come out after.
+    expect(received).toHaveLength(framing === 'rtp' ? sent - 2 : sent);
+    received.push(...drain(receiver, 5, sent));
+    expect(received).toHaveLength(sent);
+    expect(receiver.next(1000)).toBeNull();
+
+    // Past the resamplers' and the codec's warm-up the level and the pitch are the input's.
+    const last = received.at(-1)!.samples;
+    const inputRms = rms(sineFrame(sent - 1));
+    expect(Math.abs(rms(last) - inputRms) / inputRms).toBeLessThan(0.25);
+    // 440 Hz over 20 ms: 8.8 periods, 17 or 18 zero crossings.
+    expect(zeroCrossings(last)).toBeGreaterThanOrEqual(16);
+    expect(zeroCrossings(last)).toBeLessThanOrEqual(19);
+    expect(receiver.stats).toEqual({ received: sent, refused: 0, lost: 0, late: 0, reordered: 0 });
+  });
+
+  it('returns a new array for every message', () => {
+    const sender = edgeOf({ codec, framing });
+    const first = sender.encode(frameOf(sineFrame(0)), true);
+    const copy = first.slice();
+    const second = sender.encode(frameOf(sineFrame(1)), false);
+    expect(second).not.toBe(first);
+    expect(first).toEqual(copy);
+  });
+});
+
+describe.each(WS_CODECS)('RTP headers for %s', (codec) => {
+  it('carry version 2, the payload type, one SSRC, the marker on talk-spurts, and wrapping counters', () => {
+    const sender = edgeOf({
+      codec,
+      framing: 'rtp',
+      ssrc: 0xdeadbeef,
+      initialSequence: 65535,
+      initialTimestamp: 0xffffff00,
+    });
+    const talkspurts = [true, false, false, true, false];
+    const headers = talkspurts.map((start, i) => readRtpHeader(sender.encode(frameOf(sineFrame(i)), start)));
+    for (const header of headers) {
+      expect(header.version).toBe(2);
+      expect(header.padding).toBe(false);
+      expect(header.extension).toBe(false);
+      expect(header.csrcCount).toBe(0);
+      expect(header.payloadType).toBe(PAYLOAD_TYPE[codec]);
+      expect(header.ssrc).toBe(0xdeadbeef);
+    }
+    expect(headers.map((h) => h.marker)).toEqual(talkspurts);
+    expect(headers.map((h) => h.sequence)).toEqual([65535, 0, 1, 2, 3]);
+    const step = TIMESTAMP_STEP[codec];
+    expect(headers.map((h) => h.timestamp)).toEqual(
+      talkspurts.map((_, i) => (0xffffff00 + i * step) % 2 ** 32),
+    );
+    expect(headers.at(-1)!.timestamp).toBeLessThan(0xffffff00); // wrapped past 2^32
+  });
+});
+
+describe('WsMediaEdge', () => {
+  it('picks a fixed SSRC and in-range counters by default', () => {
+    const sender = edgeOf({ codec: 'pcmu', framing: 'rtp' });
+    const a = readRtpHeader(sender.encode(frameOf(sineFrame(0)), true));
+    const b = readRtpHeader(sender.encode(frameOf(sineFrame(1)), false));
+    expect(b.ssrc).toBe(a.ssrc);
+    expect(b.sequence).toBe((a.sequence + 1) % 65536);
+    expect(b.timestamp).toBe((a.timestamp + 160) % 2 ** 32);
+    expect(Number.isInteger(a.ssrc) && a.ssrc >= 0 && a.ssrc < 2 ** 32).toBe(true);
+  });
+
+  it('sends L16 big-endian', () => {
+    const samples = new Int16Array(FRAME_SAMPLES);
+    samples[0] = 0x0102;
+    samples[1] = -2;
+    samples[319] = -32768;
+    const payload = edgeOf({ codec: 'l16', framing: 'payload' }).encode(frameOf(samples), true);
+    expect([...payload.subarray(0, 4)]).toEqual([0x01, 0x02, 0xff, 0xfe]);
+    expect([...payload.subarray(638)]).toEqual([0x80, 0x00]);
+    expect(payload.subarray(4, 638).every((byte) => byte === 0)).toBe(true);
+    const packet = edgeOf({ codec: 'l16', framing: 'rtp' }).encode(frameOf(samples), true);
+    expect([...packet.subarray(12, 14)]).toEqual([0x01, 0x02]);
+  });
+
+  it('plays reordered RTP packets in sequence order, across the sequence wrap', () => {
+    const sender = edgeOf({ codec: 'l16', framing: 'rtp', initialSequence: 65534 });
+    const messages = [1, 2, 3, 4, 5, 6].map((k) => sender.encode(frameOf(constantFrame(k * 1000)), k === 1));
+    const receiver = edgeOf({ codec: 'l16', framing: 'rtp' });
+    for (const i of [0, 2, 1, 3, 5, 4]) expect(receiver.accept(messages[i]!)).toBeNull();
+    expect(drain(receiver).map(constantOf)).toEqual([1000, 2000, 3000, 4000, 5000, 6000]);
+    expect(receiver.stats).toEqual({ received: 6, refused: 0, lost: 0, late: 0, reordered: 2 });
+  });
+
+  it('starts RTP playout once 3 frames are held, and a packet after its slot played is late', () => {
+    const sender = edgeOf({ codec: 'l16', framing: 'rtp' });
+    const messages = [1, 2, 3, 4, 5].map((k) => sender.encode(frameOf(constantFrame(k * 1000)), k === 1));
+    const receiver = edgeOf({ codec: 'l16', framing: 'rtp' });
+    expect(receiver.next(0)).toBeNull(); // nothing received yet
+    receiver.accept(messages[0]!);
+    expect(receiver.next(20)).toBeNull();
+    receiver.accept(messages[1]!);
+    expect(receiver.next(40)).toBeNull();
+    receiver.accept(messages[3]!); // 3 is still on its way, but the gap counts towards the depth
+    expect(constantOf(receiver.next(60)!)).toBe(1000);
+    expect(constantOf(receiver.next(80)!)).toBe(2000);
+    expect(constantOf(receiver.next(100)!)).toBe(0); // 3 given up for lost
+    receiver.accept(messages[2]!);
+    receiver.accept(messages[4]!);
+    expect(drain(receiver).map(constantOf)).toEqual([4000, 5000]);
+    expect(receiver.stats).toEqual({ received: 5, refused: 0, lost: 1, late: 1, reordered: 0 });
+  });
+
+  it.each(['l16', 'pcmu', 'pcma'] as const)('plays a lost %s RTP packet as silence', (codec) => {
+    const sender = edgeOf({ codec, framing: 'rtp' });
+    const messages = [0, 1, 2, 3, 4, 5].map((i) => sender.encode(frameOf(sineFrame(i)), i === 0));
+    const receiver = edgeOf({ codec, framing: 'rtp' });
+    for (const i of [0, 1, 3, 4, 5]) expect(receiver.accept(messages[i]!)).toBeNull();
+    const frames = drain(receiver);
+    expect(frames).toHaveLength(6);
+    expect(frames[2]!.samples.every((sample) => sample === 0)).toBe(true);
+    for (const i of [1, 3, 4, 5]) expect(rms(frames[i]!.samples)).toBeGreaterThan(4000);
+    expect(receiver.stats.lost).toBe(1);
+    expect(receiver.stats.received).toBe(5);
+  });
+
+  it('conceals a lost Opus RTP packet with the decoder, and an undecodable one too', () => {
+    const sender = edgeOf({
+      codec: 'opus',
+      framing: 'rtp',
+      ssrc: 7,
+      initialSequence: 0,
+      initialTimestamp: 0,
+    });
+    const messages = Array.from({ length: 14 }, (_, i) => sender.encode(frameOf(sineFrame(i)), i === 0));
+    // Packet 10 is not Opus (code 3 with zero frames, RFC 6716 section 3.2.5): the same header.
+    const garbage = messages[10]!.slice(0, RTP_HEADER_BYTES + 2);
+    garbage.set([0x03, 0x00], RTP_HEADER_BYTES);
+    const receiver = edgeOf({ codec: 'opus', framing: 'rtp' });
+    // One packet per tick, as they would arrive; the buffer plays from its third.
+    const frames: AudioFrame[] = [];
+    for (let i = 0; i < messages.length; i += 1) {
+      if (i !== 7) expect(receiver.accept(i === 10 ? garbage : messages[i]!)).toBeNull(); // 7 is lost
+      frames.push(...drain(receiver, 1, i));
+    }
+    frames.push(...drain(receiver, 10, messages.length));
+    expect(frames).toHaveLength(14);
+    // Concealment continues the tone (and fades it) rather than going silent.
+    expect(rms(frames[7]!.samples)).toBeGreaterThan(500);
+    expect(rms(frames[10]!.samples)).toBeGreaterThan(500);
+    expect(receiver.stats.lost).toBe(2);
+    expect(receiver.stats.received).toBe(13);
+  });
+
+  it('keeps at most 1 s of payload-framed audio, dropping the oldest as lost', () => {
+    const sender = edgeOf({ codec: 'l16', framing: 'payload' });
+    const receiver = edgeOf({ codec: 'l16', framing: 'payload' });
+    for (let k = 1; k <= 60; k += 1) {
+      expect(receiver.accept(sender.encode(frameOf(constantFrame(k)), k === 1))).toBeNull();
+    }
+    expect(receiver.stats.lost).toBe(10);
+    const values = drain(receiver, 60).map(constantOf);
+    expect(values).toEqual(Array.from({ length: 50 }, (_, i) => i + 11));
+  });
+
+  it('refuses bad messages without throwing, counts them and queues nothing', () => {
+    const payloadEdge = edgeOf({ codec: 'pcmu', framing: 'payload' });
+    expect(payloadEdge.accept(new Uint8Array(100))).toBe('bad_size');
+    expect(payloadEdge.accept(new Uint8Array(161))).toBe('bad_size');
+    expect(payloadEdge.accept(new Uint8Array(0))).toBe('bad_size');
+    expect(payloadEdge.accept(new Uint8Array(2000))).toBe('too_large');
+    expect(payloadEdge.stats).toEqual({ received: 0, refused: 4, lost: 0, late: 0, reordered: 0 });
+    expect(payloadEdge.next(0)).toBeNull();
+
+    const rtpEdge = edgeOf({ codec: 'pcmu', framing: 'rtp' });
+    const garbage = Uint8Array.from({ length: 172 }, (_, i) => (i * 37 + 11) & 0xff);
+    garbage[0] = 0x00; // version 0
+    expect(rtpEdge.accept(garbage)).toBe('bad_rtp');
+    expect(rtpEdge.accept(new Uint8Array(0))).toBe('bad_rtp');
+    expect(rtpEdge.accept(new Uint8Array(2000))).toBe('too_large');
+    const pcmaPacket = edgeOf({ codec: 'pcma', framing: 'rtp' }).encode(frameOf(sineFrame(0)), true);
+    expect(rtpEdge.accept(pcmaPacket)).toBe('wrong_payload_type');
+    const shortPcmu = new Uint8Array(RTP_HEADER_BYTES + 100);
+    shortPcmu[0] = 0x80; // version 2, payload type 0 in byte 1
+    expect(rtpEdge.accept(shortPcmu)).toBe('bad_size');
+    expect(rtpEdge.stats).toEqual({ received: 0, refused: 5, lost: 0, late: 0, reordered: 0 });
+    expect(drain(rtpEdge, 5)).toEqual([]);
+
+    const opusEdge = edgeOf({ codec: 'opus', framing: 'payload' });
+    expect(opusEdge.accept(Uint8Array.of(0x03, 0x00))).toBe('bad_opus');
+    expect(opusEdge.accept(new Uint8Array(0))).toBe('bad_size');
+    expect(opusEdge.accept(new Uint8Array(1276))).toBe('bad_size');
+    expect(opusEdge.stats.refused).toBe(3);
+    expect(opusEdge.next(0)).toBeNull();
+  });
+
+  it('refuses a frame that is not 20 ms at 16 kHz, and options out of range', () => {
+    const edge = edgeOf({ codec: 'pcmu', framing: 'payload' });
+    expect(() => edge.encode(frameOf(new Int16Array(160)), true)).toThrow(RangeError);
+    expect(() => edge.encode({ samples: new Int16Array(320), sampleRate: 8000, at: 0 }, true)).toThrow(
+      RangeError,
+    );
+    expect(() => new WsMediaEdge({ codec: 'pcmu', framing: 'rtp', ssrc: -1 })).toThrow(RangeError);
+    expect(() => new WsMediaEdge({ codec: 'pcmu', framing: 'rtp', initialSequence: 65536 })).toThrow(
+      RangeError,
+    );
+    expect(() => new WsMediaEdge({ codec: 'pcmu', framing: 'rtp', initialTimestamp: 2 ** 32 })).toThrow(
+      RangeError,
+    );
+    expect(() => new WsMediaEdge({ codec: 'g729' as WsCodec, framing: 'rtp' })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,388 @@
+// The codec and framing edge of a WebSocket media call: turns Parley's 16 kHz 20 ms frames into
+// the binary messages the client expects (G.711, L16 or Opus; bare payloads or RTP packets) and
+// the client's messages back into 16 kHz frames, one per tick. Pure: no I/O, no timers; the
+// caller owns the socket and the 20 ms clock.
+import {
+  JitterBuffer,
+  Resampler,
+  SESSION_RATE,
+  alawDecodeInto,
+  alawEncodeInto,
+  buildRtp,
+  createOpusCodec,
+  l16DecodeInto,
+  l16EncodeInto,
+  mulawDecodeInto,
+  mulawEncodeInto,
+  parseRtp,
+  samplesPerFrame,
+  seqAdd,
+  tsAdd,
+  type AudioFrame,
+  type OpusCodec,
+} from '../../media/index.ts';
+
+export type WsCodec = 'pcmu' | 'pcma' | 'l16' | 'opus';
+export type WsFraming = 'rtp' | 'payload';
+
+export const WS_CODECS: readonly WsCodec[] = Object.freeze(['pcmu', 'pcma', 'l16', 'opus']);
+export const WS_FRAMINGS: readonly WsFraming[] = Object.freeze(['rtp', 'payload']);
+
+/** Per codec: rate, clock rate, payload type, payload bytes (null for opus). */
+export const WS_CODEC_INFO: Record<
+  WsCodec,
+  { sampleRate: 8000 | 16000 | 48000; clockRate: number; payloadType: number; payloadBytes: number | null }
+> = Object.freeze({
+  pcmu: { sampleRate: 8000, clockRate: 8000, payloadType: 0, payloadBytes: 160 },
+  pcma: { sampleRate: 8000, clockRate: 8000, payloadType: 8, payloadBytes: 160 },
+  l16: { sampleRate: 16000, clockRate: 16000, payloadType: 96, payloadBytes: 640 },
+  opus: { sampleRate: 48000, clockRate: 48000, payloadType: 111, payloadBytes: null },
+});
+
+/** Why an incoming binary message was refused (counted and dropped by the caller; never throws). */
+export type WsInboundError = 'bad_size' | 'bad_rtp' | 'wrong_payload_type' | 'bad_opus' | 'too_large';
+
+export interface WsMediaEdgeOptions {
+  codec: WsCodec;
+  framing: WsFraming;
+  /** SSRC of what we send; default random 32-bit. */
+  ssrc?: number;
+  /** First sequence/timestamp we send; default random. */
+  initialSequence?: number;
+  initialTimestamp?: number;
+}
+
+/** An Ethernet MTU: anything bigger is not one 20 ms frame of any of these codecs. */
+const MAX_MESSAGE_BYTES = 1500;
+/** RFC 6716 section 3.4 R2: no Opus packet is longer. */
+const MAX_OPUS_BYTES = 1275;
+/** RFC 6716 section 3.2.5: one Opus packet carries at most 120 ms, six 20 ms frames. */
+const OPUS_MAX_PACKET_FRAMES = 6;
+/** Payload framing's queue of decoded audio: 1 s, so a client that bursts cannot grow it without end. */
+const MAX_QUEUED_FRAMES = 50;
+const FRAME_SAMPLES = samplesPerFrame(SESSION_RATE);
+
+const randomUint = (bits: 16 | 32): number => Math.floor(Math.random() * 2 ** bits);
+
+function checkOption(name: string, value: number, max: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw new RangeError(`WsMediaEdge ${name} must be an integer 0-${max}, got ${value}`);
+  }
+  return value;
+}
+
+/** One codec's conversion between 16 kHz frames and payloads; it owns its resampler state and scratch. */
+interface PayloadCodec {
+  /** Encodes 320 samples at 16 kHz into `out` when given (fixed-size payloads), else into a new array. */
+  encode(samples: Int16Array, out: Uint8Array | null): Uint8Array;
+  /** Decodes one payload into `out16` (room for `maxDecoded`); returns the samples, 0 when undecodable. */
+  decode(payload: Uint8Array, out16: Int16Array): number;
+  /** Writes 20 ms at 16 kHz in place of a lost payload into `out16`; returns the samples. */
+  conceal(out16: Int16Array): number;
+  /** The most 16 kHz samples one payload can decode to. */
+  readonly maxDecoded: number;
+  close(): void;
+}
+
+function concealWithSilence(out16: Int16Array): number {
+  out16.fill(0, 0, FRAME_SAMPLES);
+  return FRAME_SAMPLES;
+}
+
+function g711Codec(
+  encodeInto: (pcm: Int16Array, out: Uint8Array) => number,
+  decodeInto: (codes: Uint8Array, out: Int16Array) => number,
+): PayloadCodec {
+  // One resampler per direction: each keeps its filter history from frame to frame.
+  const down = new Resampler(SESSION_RATE, 8000);
+  const up = new Resampler(8000, SESSION_RATE);
+  const send8k = new Int16Array(samplesPerFrame(8000));
+  const receive8k = new Int16Array(samplesPerFrame(8000));
+  return {
+    maxDecoded: up.maxOutput(receive8k.length),
+    encode(samples, out) {
+      down.process(samples, send8k);
+      const payload = out ?? new Uint8Array(send8k.length);
+      encodeInto(send8k, payload);
+      return payload;
+    },
+    decode(payload, out16) {
+      decodeInto(payload, receive8k);
+      return up.process(receive8k, out16);
+    },
+    conceal: concealWithSilence,
+    close() {},
+  };
+}
+
+const l16Codec: PayloadCodec = {
+  maxDecoded: FRAME_SAMPLES,
+  encode(samples, out) {
+    const payload = out ?? new Uint8Array(samples.length * 2);
+    l16EncodeInto(samples, payload);
+    return payload;
+  },
+  decode: (payload, out16) => l16DecodeInto(payload, out16),
+  conceal: concealWithSilence,
+  close() {},
+};
+
+function opusCodec(): PayloadCodec {
+  const up = new Resampler(SESSION_RATE, 48000);
+  const down = new Resampler(48000, SESSION_RATE);
+  const send48k = new Int16Array(samplesPerFrame(48000));
+  let codec: OpusCodec | null = null;
+  let closed = false;
+  // Created on first use: the library loads then, and an edge that never codes costs nothing.
+  const opus = (): OpusCodec => {
+    if (closed) throw new Error('the WsMediaEdge is closed');
+    return (codec ??= createOpusCodec({ sampleRate: 48000 }));
+  };
+  // Decoded packets may run to 120 ms; the common 20 ms one gets a ready-made view.
+  const receive48k = new Int16Array(samplesPerFrame(48000) * OPUS_MAX_PACKET_FRAMES);
+  const receive48kFrame = receive48k.subarray(0, samplesPerFrame(48000));
+  const resampleDown = (samples: number, out16: Int16Array): number =>
+    down.process(
+      samples === receive48kFrame.length ? receive48kFrame : receive48k.subarray(0, samples),
+      out16,
+    );
+  return {
+    maxDecoded: down.maxOutput(receive48k.length),
+    encode(samples) {
+      up.process(samples, send48k);
+      return opus().encode(send48k); // already a new array
+    },
+    decode(payload, out16) {
+      const samples = opus().decode(payload, receive48k);
+      return samples === 0 ? 0 : resampleDown(samples, out16);
+    },
+    conceal(out16) {
+      // Before any packet there is nothing to continue; and should libopus refuse the loss packet,
+      // silence is still a frame.
+      let samples = 0;
+      try {
+        if (codec !== null) samples = opus().conceal(receive48k);
+      } catch {
+        samples = 0;
+      }
+      return samples === 0 ? concealWithSilence(out16) : resampleDown(samples, out16);
+    },
+    close() {
+      closed = true;
+      codec?.close();
+    },
+  };
+}
+
+function payloadCodecFor(codec: WsCodec): PayloadCodec {
+  switch (codec) {
+    case 'pcmu':
+      return g711Codec(mulawEncodeInto, mulawDecodeInto);
+    case 'pcma':
+      return g711Codec(alawEncodeInto, alawDecodeInto);
+    case 'l16':
+      return l16Codec;
+    case 'opus':
+      return opusCodec();
+  }
+}
+
+/** A FIFO of 16 kHz samples in a fixed ring, so queueing and playing out allocate nothing. */
+class SampleQueue {
+  private readonly ring: Int16Array;
+  private start = 0;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.ring = new Int16Array(capacity);
+  }
+
+  get capacity(): number {
+    return this.ring.length;
+  }
+
+  /** Appends the first `count` of `samples`; the caller keeps within the capacity. */
+  push(samples: Int16Array, count: number): void {
+    const { ring } = this;
+    const end = (this.start + this.length) % ring.length;
+    const first = Math.min(count, ring.length - end);
+    ring.set(samples.subarray(0, first), end);
+    if (first < count) ring.set(samples.subarray(first, count), 0);
+    this.length += count;
+  }
+
+  /** Fills `out` from the front. */
+  shiftInto(out: Int16Array): void {
+    const { ring } = this;
+    const first = Math.min(out.length, ring.length - this.start);
+    out.set(ring.subarray(this.start, this.start + first));
+    if (first < out.length) out.set(ring.subarray(0, out.length - first), first);
+    this.drop(out.length);
+  }
+
+  drop(count: number): void {
+    this.start = (this.start + count) % this.ring.length;
+    this.length -= count;
+  }
+}
+
+export class WsMediaEdge {
+  readonly codec: WsCodec;
+  readonly framing: WsFraming;
+  private readonly info: (typeof WS_CODEC_INFO)[WsCodec];
+  private readonly payloadCodec: PayloadCodec;
+  /** For the rtp framing only: orders packets and tells gaps. */
+  private readonly jitter: JitterBuffer | null;
+  private readonly ssrc: number;
+  private sequence: number;
+  private timestamp: number;
+  /** Decoded 16 kHz audio not yet played: whole payloads (payload framing), or the rest of one. */
+  private readonly queue: SampleQueue;
+  private readonly decoded: Int16Array;
+  /** For the rtp framing with fixed-size codecs: the payload before it goes into the packet. */
+  private readonly sendPayload: Uint8Array | null;
+  private received = 0;
+  private refused = 0;
+  /** Frames lost here rather than in the jitter buffer: queue overflow, undecodable Opus. */
+  private lostHere = 0;
+
+  constructor(options: WsMediaEdgeOptions) {
+    const { codec, framing } = options;
+    if (!WS_CODECS.includes(codec)) throw new RangeError(`unknown WebSocket codec: ${String(codec)}`);
+    if (!WS_FRAMINGS.includes(framing)) throw new RangeError(`unknown WebSocket framing: ${String(framing)}`);
+    this.codec = codec;
+    this.framing = framing;
+    this.info = WS_CODEC_INFO[codec];
+    this.ssrc = checkOption('ssrc', options.ssrc ?? randomUint(32), 0xffffffff);
+    this.sequence = checkOption('initialSequence', options.initialSequence ?? randomUint(16), 0xffff);
+    this.timestamp = checkOption('initialTimestamp', options.initialTimestamp ?? randomUint(32), 0xffffffff);
+    this.payloadCodec = payloadCodecFor(codec);
+    this.jitter = framing === 'rtp' ? new JitterBuffer() : null;
+    this.queue = new SampleQueue(MAX_QUEUED_FRAMES * FRAME_SAMPLES);
+    this.decoded = new Int16Array(this.payloadCodec.maxDecoded);
+    const { payloadBytes } = this.info;
+    this.sendPayload = framing === 'rtp' && payloadBytes !== null ? new Uint8Array(payloadBytes) : null;
+  }
+
+  /**
+   * Counters: messages accepted (`received`) and refused (any error); frames `lost` (RTP gaps and
+   * undecodable Opus, or payload frames dropped from a full queue); `late` and `reordered` packets
+   * (from the jitter buffer stats).
+   */
+  get stats(): { received: number; refused: number; lost: number; late: number; reordered: number } {
+    const jitter = this.jitter?.stats;
+    return {
+      received: this.received,
+      refused: this.refused,
+      lost: this.lostHere + (jitter?.lost ?? 0),
+      late: jitter?.late ?? 0,
+      reordered: jitter?.reordered ?? 0,
+    };
+  }
+
+  /**
+   * Encodes one 20 ms frame at 16 kHz for the client; `talkspurtStart` sets the RTP marker. Returns
+   * a new Uint8Array per call (it is handed to the socket).
+   */
+  encode(frame: AudioFrame, talkspurtStart: boolean): Uint8Array {
+    if (frame.sampleRate !== SESSION_RATE || frame.samples.length !== FRAME_SAMPLES) {
+      throw new RangeError(
+        `WsMediaEdge encodes 20 ms at ${SESSION_RATE} Hz (${FRAME_SAMPLES} samples), got ${frame.samples.length} at ${frame.sampleRate} Hz`,
+      );
+    }
+    // Bare payloads are handed over as they are, so they must be new; in RTP the packet is new.
+    const payload = this.payloadCodec.encode(frame.samples, this.sendPayload);
+    if (this.framing === 'payload') return payload;
+    const packet = buildRtp({
+      payloadType: this.info.payloadType,
+      marker: talkspurtStart,
+      sequence: this.sequence,
+      timestamp: this.timestamp,
+      ssrc: this.ssrc,
+      payload,
+    });
+    this.sequence = seqAdd(this.sequence, 1);
+    this.timestamp = tsAdd(this.timestamp, samplesPerFrame(this.info.sampleRate));
+    return packet;
+  }
+
+  /**
+   * Takes one binary message from the client; returns null when accepted, else why not. With the
+   * rtp framing the jitter buffer keeps a view of `data` until it is played: do not reuse it.
+   */
+  accept(data: Uint8Array): WsInboundError | null {
+    const error = this.acceptMessage(data);
+    if (error === null) this.received += 1;
+    else this.refused += 1;
+    return error;
+  }
+
+  /** The next 20 ms of the client's audio at 16 kHz, or null when nothing is due. */
+  next(at: number): AudioFrame | null {
+    if (this.jitter) this.playOut(this.jitter);
+    if (this.queue.length < FRAME_SAMPLES) return null;
+    const samples = new Int16Array(FRAME_SAMPLES); // the caller keeps the frame
+    this.queue.shiftInto(samples);
+    return { samples, sampleRate: SESSION_RATE, at };
+  }
+
+  /** Frees the Opus codec's memory (the wasm build does not free it when collected); idempotent. */
+  close(): void {
+    this.payloadCodec.close();
+  }
+
+  private acceptMessage(data: Uint8Array): WsInboundError | null {
+    if (data.length > MAX_MESSAGE_BYTES) return 'too_large';
+    if (!this.jitter) {
+      const sizeError = this.checkPayloadSize(data.length);
+      if (sizeError) return sizeError;
+      const count = this.payloadCodec.decode(data, this.decoded);
+      if (count === 0) return 'bad_opus';
+      this.enqueue(count);
+      return null;
+    }
+    const parsed = parseRtp(data);
+    if (!parsed.ok) return 'bad_rtp';
+    const { packet } = parsed;
+    if (packet.payloadType !== this.info.payloadType) return 'wrong_payload_type';
+    const sizeError = this.checkPayloadSize(packet.payload.length);
+    if (sizeError) return sizeError;
+    this.jitter.insert(packet);
+    return null;
+  }
+
+  private checkPayloadSize(bytes: number): 'bad_size' | null {
+    const expected = this.info.payloadBytes;
+    if (expected === null) return bytes >= 1 && bytes <= MAX_OPUS_BYTES ? null : 'bad_size';
+    return bytes === expected ? null : 'bad_size';
+  }
+
+  /** Queues `count` decoded samples, dropping the oldest whole frames beyond the bound. */
+  private enqueue(count: number): void {
+    const overflow = this.queue.length + count - this.queue.capacity;
+    if (overflow > 0) {
+      const frames = Math.ceil(overflow / FRAME_SAMPLES);
+      this.queue.drop(Math.min(this.queue.length, frames * FRAME_SAMPLES));
+      this.lostHere += frames;
+    }
+    this.queue.push(this.decoded, count);
+  }
+
+  /**
+   * Pops from the jitter buffer until a whole frame is queued. One pop is one packet, usually
+   * 20 ms; an Opus packet of another length leaves a rest (or a shortfall) for the next tick.
+   */
+  private playOut(jitter: JitterBuffer): void {
+    while (this.queue.length < FRAME_SAMPLES) {
+      const frame = jitter.pop();
+      if (frame.kind === 'waiting') return;
+      let count = 0;
+      if (frame.kind === 'frame') {
+        count = this.payloadCodec.decode(frame.payload, this.decoded);
+        if (count === 0) this.lostHere += 1; // arrived but is not Opus: played as a loss
+      }
+      if (count === 0) count = this.payloadCodec.conceal(this.decoded);
+      this.queue.push(this.decoded, count);
+    }
+  }
+}

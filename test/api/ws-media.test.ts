@@ -1,0 +1,299 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import {
+  createDataSpeechReader,
+  dataSpeechFrames,
+  l16Decode,
+  l16Encode,
+  mulawDecode,
+  type AudioFrame,
+} from '../../src/media/index.ts';
+import { createFakeSTT, createFakeTTS, createFakeVAD } from '../../src/providers/testing/index.ts';
+import { createTestApi, forEachStore, type TestApi } from '../helpers.ts';
+
+// The WebSocket media test call over a real socket against the real server on a free port
+// (WIRE.md section 10): the client is the far end, speaks data speech that the fake STT reads,
+// and hears the agent's greeting (the fake TTS's data speech) through the codec it chose.
+
+const GREETING = 'Hello from Parley';
+
+interface Received {
+  texts: Record<string, unknown>[];
+  binaries: Uint8Array[];
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+function receive(socket: WebSocket): Received {
+  const texts: Record<string, unknown>[] = [];
+  const binaries: Uint8Array[] = [];
+  socket.on('message', (data, isBinary) => {
+    const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
+    if (isBinary) binaries.push(new Uint8Array(bytes));
+    else texts.push(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  return { texts, binaries, closed };
+}
+
+/** A port free now (the API must know its URL before it listens). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A 16 kHz mono 16-bit WAV of `samples`. */
+function wavOf(samples: Int16Array): Buffer {
+  const data = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(16000, 24);
+  header.writeUInt32LE(32000, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}
+
+async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** What the client heard, read back as data speech (payload framing). */
+function heardText(binaries: Uint8Array[], codec: 'pcmu' | 'l16'): string {
+  const reader = createDataSpeechReader();
+  for (const bytes of binaries) {
+    const frame: AudioFrame =
+      codec === 'l16'
+        ? { samples: l16Decode(bytes), sampleRate: 16000, at: 0 }
+        : { samples: mulawDecode(bytes), sampleRate: 8000, at: 0 };
+    reader.push(frame);
+  }
+  return reader.text;
+}
+
+forEachStore('WebSocket media test call', (target) => {
+  let t: TestApi;
+  let port = 0;
+  let agentId = '';
+
+  beforeAll(async () => {
+    port = await freePort();
+    t = await createTestApi(target, {
+      publicUrl: `http://127.0.0.1:${port}`,
+      speech: {
+        choice: { speech: { vad: createFakeVAD(), stt: createFakeSTT(), tts: createFakeTTS() } },
+        farEnd: null,
+        close: async () => undefined,
+      },
+    });
+    await t.api.listen({ port, host: '127.0.0.1' });
+    const created = await t.call({
+      method: 'POST',
+      url: '/v2/assistants',
+      payload: {
+        type: 'outbound',
+        name: 'ws agent',
+        agent: { prompt: 'Be brief.', greeting_message: GREETING, greeting_message_mode: 'agent_static' },
+      },
+    });
+    expect(created.statusCode).toBe(200);
+    agentId = created.json().response.model_id as string;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const local = (url: string) => url.replace(/^wss?:\/\/[^/]+/, `ws://127.0.0.1:${port}`);
+
+  it('legacy flow: the URL binds the call; the client hears the greeting in its codec', async () => {
+    const started = await t.call({
+      method: 'POST',
+      url: '/v2/calls/outbound-test-ws-media',
+      payload: { modelId: agentId, wsMediaCodec: 'l16', wsMediaFraming: 'payload', leadName: 'Ada' },
+    });
+    expect(started.statusCode).toBe(200);
+    const body = started.json() as { callId: string; wsMediaUrl: string; sid: string };
+    expect(body.sid).toBe('');
+    expect(body.wsMediaUrl).toMatch(/^ws:\/\/.+\/v2\/calls\/ws-media\?sid=/);
+    const socket = new WebSocket(local(body.wsMediaUrl));
+    const got = receive(socket);
+    await until(() => got.texts.length >= 2, 'server_info and call_info');
+    expect(got.texts[0]).toEqual({ type: 'server_info', 'server-name': expect.any(String) });
+    expect(got.texts[1]).toEqual({
+      type: 'call_info',
+      callId: body.callId,
+      codec: 'l16',
+      framing: 'payload',
+      sampleRate: 16000,
+      ptimeMs: 20,
+    });
+    await until(() => heardText(got.binaries, 'l16').includes(GREETING), 'the greeting');
+    expect(got.binaries.every((b) => b.length === 640)).toBe(true);
+
+    const call = await t.call({ method: 'GET', url: `/v2/calls/${body.callId}` });
+    expect(call.statusCode).toBe(200);
+    expect(call.json().response.calls[0]).toMatchObject({ type_of_call: 'web', status: 'in-progress' });
+
+    // The caller speaks (data speech the fake STT reads); then hangs up: the call ends.
+    for (const frame of dataSpeechFrames('I would like to book a table'))
+      socket.send(l16Encode(frame.samples));
+    socket.close(1000, 'bye');
+    await got.closed;
+    await expect
+      .poll(
+        async () =>
+          (await t.call({ method: 'GET', url: `/v2/calls/${body.callId}` })).json().response.calls[0].status,
+        { timeout: 10_000 },
+      )
+      .toBe('completed');
+  });
+
+  it('connect-then-bind: server_info on connect, call_info after the bind, pcmu', async () => {
+    const base = await t.call({ method: 'GET', url: '/v2/calls/outbound-test-ws-media/base-url' });
+    expect(base.statusCode).toBe(200);
+    const socket = new WebSocket(local(base.json().wsMediaBaseUrl as string));
+    const got = receive(socket);
+    await until(() => got.texts.length >= 1, 'server_info');
+    const serverName = got.texts[0]?.['server-name'] as string;
+    const started = await t.call({
+      method: 'POST',
+      url: '/v2/calls/outbound-test-ws-media',
+      payload: {
+        modelId: agentId,
+        wsMediaCodec: 'pcmu',
+        wsMediaFraming: 'payload',
+        wsMediaServerName: serverName,
+      },
+    });
+    expect(started.statusCode).toBe(200);
+    const { sid, callId } = started.json() as { sid: string; callId: string };
+    expect(sid).not.toBe('');
+    socket.send(JSON.stringify({ type: 'bind', sid }));
+    await until(() => got.texts.some((m) => m.type === 'call_info'), 'call_info');
+    expect(got.texts.find((m) => m.type === 'call_info')).toMatchObject({
+      callId,
+      codec: 'pcmu',
+      sampleRate: 8000,
+    });
+    await until(() => heardText(got.binaries, 'pcmu').includes(GREETING), 'the greeting');
+    expect(got.binaries.every((b) => b.length === 160)).toBe(true);
+
+    // A second bind on the bound socket is refused and closes it.
+    socket.send(JSON.stringify({ type: 'bind', sid }));
+    const closed = await got.closed;
+    expect(closed.code).toBe(4002);
+    expect(got.texts.at(-1)).toMatchObject({ type: 'error' });
+  });
+
+  it('refuses audio before the bind, and an unknown session id', async () => {
+    const base = (await t.call({ method: 'GET', url: '/v2/calls/outbound-test-ws-media/base-url' })).json()
+      .wsMediaBaseUrl as string;
+    const early = new WebSocket(local(base));
+    const earlyGot = receive(early);
+    await until(() => earlyGot.texts.length >= 1, 'server_info');
+    early.send(new Uint8Array(160));
+    expect((await earlyGot.closed).code).toBe(4003);
+
+    const unknown = new WebSocket(local(base));
+    const unknownGot = receive(unknown);
+    await until(() => unknownGot.texts.length >= 1, 'server_info');
+    unknown.send('not json at all');
+    unknown.send(JSON.stringify({ type: 'hello' }));
+    unknown.send(JSON.stringify({ type: 'bind', sid: 'no-such-session' }));
+    expect((await unknownGot.closed).code).toBe(4001);
+    expect(unknownGot.texts.at(-1)).toEqual({ type: 'error', error: 'unknown or expired session' });
+  });
+
+  it('names the field of a bad request (400) and a node it does not know (502)', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ modelId: 'nope' }, 'modelId'],
+      [{ modelId: agentId, wsMediaCodec: 'g729' }, 'wsMediaCodec'],
+      [{ modelId: agentId, wsMediaFraming: 'raw' }, 'wsMediaFraming'],
+      [{ modelId: agentId, toPhoneNumber: '12' }, 'toPhoneNumber'],
+      [{ modelId: agentId, agentVersion: 'latest' }, 'agentVersion'],
+    ];
+    for (const [payload, field] of cases) {
+      const res = await t.call({ method: 'POST', url: '/v2/calls/outbound-test-ws-media', payload });
+      expect(res.statusCode, field).toBe(400);
+      expect(JSON.stringify(res.json()), field).toContain(field);
+    }
+    const foreign = await t.call({
+      method: 'POST',
+      url: '/v2/calls/outbound-test-ws-media',
+      payload: { modelId: agentId },
+      key: t.other.key,
+    });
+    expect(foreign.statusCode).toBe(400);
+    const elsewhere = await t.call({
+      method: 'POST',
+      url: '/v2/calls/outbound-test-ws-media',
+      payload: { modelId: agentId, wsMediaServerName: 'some-other-node' },
+    });
+    expect(elsewhere.statusCode).toBe(502);
+    expect(elsewhere.json()).toEqual({ error: expect.stringContaining('some-other-node') });
+  });
+
+  it('examples/ws-media-client.mjs plays a WAV into a call and saves what the agent said', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-ws-example-'));
+    const line = dataSpeechFrames('Can I book for two');
+    const samples = new Int16Array((line.length + 50) * 320);
+    line.forEach((frame, i) => samples.set(frame.samples, (i + 25) * 320));
+    writeFileSync(join(dir, 'caller.wav'), wavOf(samples));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['examples/ws-media-client.mjs', agentId, join(dir, 'caller.wav'), join(dir, 'agent.wav'), '3'],
+      { env: { ...process.env, PARLEY_URL: `http://127.0.0.1:${port}`, PARLEY_API_KEY: t.ws.key } },
+    );
+    expect(stdout).toMatch(/^call [0-9a-f-]{36}$/m);
+    const wav = readFileSync(join(dir, 'agent.wav'));
+    expect(wav.readUInt32LE(24)).toBe(16000);
+    const pcm = wav.subarray(44);
+    const agent = new Int16Array(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.length));
+    const reader = createDataSpeechReader();
+    for (let at = 0; at + 320 <= agent.length; at += 320)
+      reader.push({ samples: agent.subarray(at, at + 320), sampleRate: 16000, at: 0 });
+    expect(reader.text).toContain(GREETING);
+  });
+
+  it('answers 503 on both routes when WebSocket media is off', async () => {
+    const off = await createTestApi(target, { wsMedia: false });
+    try {
+      const base = await off.call({ method: 'GET', url: '/v2/calls/outbound-test-ws-media/base-url' });
+      expect(base.statusCode).toBe(503);
+      const start = await off.call({
+        method: 'POST',
+        url: '/v2/calls/outbound-test-ws-media',
+        payload: { modelId: agentId },
+      });
+      expect(start.statusCode).toBe(503);
+      expect(JSON.stringify(start.json())).toContain('PARLEY_WS_MEDIA');
+      expect(
+        (await off.call({ method: 'GET', url: '/v2/calls/outbound-test-ws-media/base-url', key: null }))
+          .statusCode,
+      ).toBe(401);
+    } finally {
+      await off.close();
+    }
+  });
+});
