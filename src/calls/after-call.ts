@@ -116,6 +116,12 @@ export async function talkAndFinish(
   const answeredAt = call.answeredAt ?? clock.now();
   const speech = ctx.speech;
   const recording = await startRecording(ctx, workspace, call, agent, leg);
+  // A far end that follows the call live (a WS media client) gets each line as it is said.
+  const stopTranscript = leg.showTranscript
+    ? conversation.session.onTurn((turn) =>
+        leg.showTranscript?.({ role: turn.speaker === 'agent' ? 'bot' : 'human', text: turn.text }),
+      )
+    : undefined;
   const result = await talk({
     leg: recording?.leg ?? leg,
     conversation: conversation.session,
@@ -126,7 +132,7 @@ export async function talkAndFinish(
     detectVoicemail: call.type === 'outbound',
     signal,
     logger: ctx.logger.child({ call_id: call.id }),
-  });
+  }).finally(() => stopTranscript?.());
   const endedAt = clock.now();
   const recordingUrl = (await recording?.finish()) ?? null;
   const end: CallEnd = {

@@ -423,3 +423,19 @@ describe('snapshots', () => {
     await expect(again.respond('hello?')).rejects.toBeInstanceOf(ConversationEndedError);
   });
 });
+
+describe('onTurn', () => {
+  it('tells a listener of each turn as it is added, until it stops listening', async () => {
+    const { s } = session([{ text: 'Sure, for how many?' }, { text: 'Done.' }]);
+    const heard: string[] = [];
+    const stop = s.onTurn((turn) => heard.push(`${turn.speaker}: ${turn.text}`));
+    await s.start();
+    await s.respond('A table please');
+    expect(heard).toEqual(['agent: Hi!', 'user: A table please', 'agent: Sure, for how many?']);
+    expect(s.turns).toHaveLength(3);
+    stop();
+    await s.respond('Two');
+    expect(heard).toHaveLength(3);
+    expect(s.turns).toHaveLength(5);
+  });
+});

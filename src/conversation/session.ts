@@ -115,6 +115,7 @@ export class ConversationSession {
   readonly #system: string;
   readonly #history: ChatMessage[] = [];
   readonly #turns: TranscriptTurn[] = [];
+  readonly #turnListeners = new Set<(turn: TranscriptTurn) => void>();
   readonly #timings: ModelCallTiming[] = [];
   readonly #toolCalls: ToolCallRecord[] = [];
   readonly #variables: Variables;
@@ -231,7 +232,7 @@ export class ConversationSession {
       const toolCallsLength = this.#toolCalls.length;
       this.#userTurns += 1;
       this.#history.push({ role: 'user', content: userText });
-      this.#turns.push({ speaker: 'user', text: this.#stored(userText), at: this.#clock.now() });
+      this.#addTurn({ speaker: 'user', text: this.#stored(userText), at: this.#clock.now() });
       try {
         return await this.#agentTurn(userText, options);
       } catch (err) {
@@ -256,7 +257,7 @@ export class ConversationSession {
       this.#started = true;
       this.#userTurns += 1;
       this.#history.push({ role: 'user', content: userText }, { role: 'assistant', content: agentText });
-      this.#turns.push({ speaker: 'user', text: this.#stored(userText), at: this.#clock.now() });
+      this.#addTurn({ speaker: 'user', text: this.#stored(userText), at: this.#clock.now() });
       this.#say(agentText, false);
     });
   }
@@ -278,7 +279,7 @@ export class ConversationSession {
     return this.#serialized(async () => {
       this.#started = true;
       this.#history.push({ role: 'user', content: text });
-      this.#turns.push({ speaker: 'user', text: this.#stored(text), at: this.#clock.now() });
+      this.#addTurn({ speaker: 'user', text: this.#stored(text), at: this.#clock.now() });
     });
   }
 
@@ -479,12 +480,26 @@ export class ConversationSession {
 
   /** Adds an agent turn to the transcript. */
   #say(text: string, interrupted: boolean): void {
-    this.#turns.push({
+    this.#addTurn({
       speaker: 'agent',
       text: this.#stored(text),
       at: this.#clock.now(),
       ...(interrupted ? { interrupted: true } : {}),
     });
+  }
+
+  #addTurn(turn: TranscriptTurn): void {
+    this.#turns.push(turn);
+    for (const listener of this.#turnListeners) listener(turn);
+  }
+
+  /**
+   * Tells `listener` of each turn as it is added (a media client's live transcript). A listener
+   * must not throw. Returns the way to stop.
+   */
+  onTurn(listener: (turn: TranscriptTurn) => void): () => void {
+    this.#turnListeners.add(listener);
+    return () => this.#turnListeners.delete(listener);
   }
 
   #stored(text: string): string {

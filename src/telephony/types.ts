@@ -30,6 +30,8 @@ export interface TextLeg {
 export interface CallLeg extends MediaLeg {
   /** Set when the leg carries text turns instead of audio. */
   readonly text?: TextLeg;
+  /** Set when the far end follows the transcript live (a WS media client): each line as said. */
+  showTranscript?(line: { role: 'bot' | 'human'; text: string }): void;
 }
 
 export type DialOutcome =

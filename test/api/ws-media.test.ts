@@ -155,9 +155,24 @@ forEachStore('WebSocket media test call', (target) => {
     expect(call.statusCode).toBe(200);
     expect(call.json().response.calls[0]).toMatchObject({ type_of_call: 'web', status: 'in-progress' });
 
-    // The caller speaks (data speech the fake STT reads); then hangs up: the call ends.
-    for (const frame of dataSpeechFrames('I would like to book a table'))
-      socket.send(l16Encode(frame.samples));
+    // The transcript follows the call live: the greeting, then what the caller says (data speech
+    // that the fake STT reads), then the agent's answer.
+    await until(() => got.texts.some((m) => m.type === 'transcript'), 'the greeting transcript');
+    expect(got.texts.find((m) => m.type === 'transcript')).toEqual({
+      type: 'transcript',
+      role: 'bot',
+      text: GREETING,
+    });
+    for (const frame of dataSpeechFrames('Book a table')) socket.send(l16Encode(frame.samples));
+    await until(() => got.texts.some((m) => m.role === 'human'), "the caller's transcript");
+    expect(got.texts.find((m) => m.role === 'human')).toEqual({
+      type: 'transcript',
+      role: 'human',
+      text: 'Book a table',
+    });
+    await until(() => got.texts.filter((m) => m.role === 'bot').length >= 2, "the agent's answer");
+
+    // The caller hangs up: the call ends.
     socket.close(1000, 'bye');
     await got.closed;
     await expect

@@ -124,6 +124,9 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
     sendText(message) {
       if (!endReason) socket.send(JSON.stringify(message));
     },
+    showTranscript(line) {
+      leg.sendText({ type: 'transcript', role: line.role, text: line.text });
+    },
   };
   return {
     leg,
