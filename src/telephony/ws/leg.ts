@@ -82,6 +82,7 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
     ticker.delete(beat);
     pacer.delete(outgoing);
     outgoing.clear();
+    edge.close();
     for (const wake of drainWaiters.splice(0)) wake();
     resolveEnded(reason);
   }
