@@ -124,4 +124,29 @@ describe('FrameRing', () => {
     expect(heard).toEqual(Array.from({ length: WIRE_SLOTS - 1 }, (_, i) => beats - WIRE_SLOTS + 2 + i));
     expect(ring.playedMs).toBe(beats * 20);
   });
+
+  it('whenIdle() resolves once the last frame was heard, at a clear, or at close', async () => {
+    const ring = new FrameRing();
+    await ring.whenIdle();
+    ring.play(frame(1));
+    ring.play(frame(2));
+    let idle = false;
+    void ring.whenIdle().then(() => (idle = true));
+    run(ring, 1);
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    run(ring, 1, 20);
+    await Promise.resolve();
+    expect(idle).toBe(true);
+
+    ring.play(frame(3));
+    const cleared = ring.whenIdle();
+    ring.clear();
+    await cleared;
+    ring.play(frame(4));
+    const closed = ring.whenIdle();
+    ring.close();
+    await closed;
+    expect(ring.queuedMs).toBe(0);
+  });
 });

@@ -53,6 +53,7 @@ export class FrameRing {
   #written = 0;
   #dropped = 0;
   #heard = 0;
+  #idleWaiters: (() => void)[] = [];
   /** Reused for every beat heard: receivers must not keep it. */
   readonly #beat: { frame: AudioFrame | null; gridAt: number; sentAt: number } = {
     frame: null,
@@ -132,6 +133,23 @@ export class FrameRing {
       this.#waitingSamples += frame.length;
     }
     this.fill();
+    this.#wakeIfIdle();
+  }
+
+  /** Resolves once nothing is queued (seen as beats are heard, and on clear()), or on close(). */
+  whenIdle(): Promise<void> {
+    if (this.idle) return Promise.resolve();
+    return new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** The leg ended: drops what is queued and lets every waiter go. */
+  close(): void {
+    this.clear();
+    for (const wake of this.#idleWaiters.splice(0)) wake();
+  }
+
+  #wakeIfIdle(): void {
+    if (this.#idleWaiters.length > 0 && this.idle) for (const wake of this.#idleWaiters.splice(0)) wake();
   }
 
   /** Samples written up to `out` index `index` (exclusive). */
@@ -187,6 +205,7 @@ export class FrameRing {
       heard(beat);
     }
     this.fill();
+    this.#wakeIfIdle();
     return n;
   }
 }

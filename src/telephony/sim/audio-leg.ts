@@ -93,7 +93,6 @@ export function createSimAudioLeg(
   let receiver: Parameters<CallLeg['receive']>[0] | null = null;
   let ears: (frame: AudioFrame, sent: SentBeat) => void = () => {};
   let dtmfHandler: (digits: string) => void = () => {};
-  let drainWaiters: (() => void)[] = [];
   let deliveredWaiters: (() => void)[] = [];
   let endReason: LegEndReason | null = null;
   let error: unknown;
@@ -120,11 +119,6 @@ export function createSimAudioLeg(
       if (endReason) return;
       if (pacer.mode === 'caller') sendBeat(outgoing.view, at, now());
       outgoing.hear(hear);
-      if (outgoing.idle && drainWaiters.length > 0) {
-        const waiters = drainWaiters;
-        drainWaiters = [];
-        wake(waiters);
-      }
     },
     deliver(at) {
       if (endReason) return;
@@ -152,9 +146,8 @@ export function createSimAudioLeg(
     error = cause;
     ticker.delete(beat);
     pacer.delete(outgoing);
-    outgoing.clear();
+    outgoing.close();
     incoming.take();
-    wake(drainWaiters.splice(0));
     wake(deliveredWaiters.splice(0));
     stop.abort(new Error(`call leg ended: ${reason}`));
     resolveEnded(reason);
@@ -183,7 +176,6 @@ export function createSimAudioLeg(
     },
     clear(fadeFrames = 0) {
       outgoing.clear(fadeFrames);
-      if (outgoing.idle) wake(drainWaiters.splice(0));
     },
     get playedMs() {
       return outgoing.playedMs;
@@ -192,8 +184,7 @@ export function createSimAudioLeg(
       return outgoing.queuedMs;
     },
     drained() {
-      if (endReason || outgoing.idle) return Promise.resolve();
-      return new Promise<void>((resolve) => drainWaiters.push(resolve));
+      return endReason ? Promise.resolve() : outgoing.whenIdle();
     },
     async sendDtmf(digits) {
       if (endReason) return;

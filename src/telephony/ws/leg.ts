@@ -41,7 +41,6 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
   let receiver: MediaReceiver | null = null;
   let endReason: LegEndReason | null = null;
   let talking = false;
-  const drainWaiters: (() => void)[] = [];
   let resolveEnded: (reason: LegEndReason) => void = () => {};
   const ended = new Promise<LegEndReason>((resolve) => (resolveEnded = resolve));
   // Reused for every beat the client sent nothing: receivers must not keep frames.
@@ -61,7 +60,6 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
         socket.send(edge.encode(sent.frame, !talking));
         talking = true;
       });
-      if (outgoing.idle && drainWaiters.length > 0) for (const wake of drainWaiters.splice(0)) wake();
     },
     deliver(at) {
       if (endReason) return;
@@ -81,9 +79,8 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
     endReason = reason;
     ticker.delete(beat);
     pacer.delete(outgoing);
-    outgoing.clear();
+    outgoing.close();
     edge.close();
-    for (const wake of drainWaiters.splice(0)) wake();
     resolveEnded(reason);
   }
 
@@ -98,7 +95,6 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
     },
     clear(fadeFrames = 0) {
       outgoing.clear(fadeFrames);
-      if (outgoing.idle) for (const wake of drainWaiters.splice(0)) wake();
     },
     get playedMs() {
       return outgoing.playedMs;
@@ -107,8 +103,7 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
       return outgoing.queuedMs;
     },
     drained() {
-      if (endReason || outgoing.idle) return Promise.resolve();
-      return new Promise<void>((resolve) => drainWaiters.push(resolve));
+      return endReason ? Promise.resolve() : outgoing.whenIdle();
     },
     async sendDtmf() {
       // No key events travel to the client over WS media (WIRE.md section 10 names none).
