@@ -66,6 +66,8 @@ export async function createTestApi(
     allowPrivateNetwork?: boolean;
     /** false: the WebSocket media test call is off (PARLEY_WS_MEDIA=off). */
     wsMedia?: boolean;
+    /** How often WS media clients are pinged (default 15 s). */
+    wsMediaKeepAliveMs?: number;
     /** The URL the API says it is reached at (links it hands out); default TEST_PUBLIC_URL. */
     publicUrl?: string;
     /** Text-message adapters; default: a sim of its own. */
@@ -113,6 +115,7 @@ export async function createTestApi(
     calls: engine.calls,
     sim: engine.sim,
     wsMedia: engine.wsMedia,
+    ...(options.wsMediaKeepAliveMs ? { wsMediaKeepAliveMs: options.wsMediaKeepAliveMs } : {}),
     recordings,
     dialer: engine.dialer,
     simulations: engine.simulations,

@@ -67,6 +67,8 @@ export interface ApiDeps {
   sim?: Pick<SimCarrier, 'ring'>;
   /** The WebSocket media test call; null or absent: its routes answer 503. */
   wsMedia?: WsMediaCarrier | null;
+  /** How often a WS media client is pinged; one that misses a pong is cut off (default 15 s). */
+  wsMediaKeepAliveMs?: number;
   /** Call recordings (GET /calls/{id}/recording, DELETE /calls/{id}); absent: not served. */
   recordings?: RecordingStorage;
   /** Suite execution (POST /simulation_suites/{id}/execute and the results); absent: not served. */
@@ -173,6 +175,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
           calls: deps.calls,
           carrier: deps.wsMedia ?? null,
           publicUrl: deps.publicUrl,
+          ...(deps.wsMediaKeepAliveMs ? { keepAliveMs: deps.wsMediaKeepAliveMs } : {}),
         });
       if (deps.recordings)
         await v2.register(callRecordingRoutes, { store: deps.store, recordings: deps.recordings });

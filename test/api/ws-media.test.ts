@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -309,6 +309,117 @@ forEachStore('WebSocket media test call', (target) => {
       ).toBe(401);
     } finally {
       await off.close();
+    }
+  });
+
+  it('drops frames that are wrong for the call, closes on an oversized one, and finishes the call', async () => {
+    const started = await t.call({
+      method: 'POST',
+      url: '/v2/calls/outbound-test-ws-media',
+      payload: { modelId: agentId, wsMediaCodec: 'pcmu', wsMediaFraming: 'rtp' },
+    });
+    const body = started.json() as { callId: string; wsMediaUrl: string };
+    const socket = new WebSocket(local(body.wsMediaUrl));
+    const got = receive(socket);
+    await until(() => got.texts.some((m) => m.type === 'call_info'), 'call_info');
+    // Wrong sizes, not RTP, the wrong payload type, text garbage, and a flood far faster than
+    // real time: all dropped or ignored, the call goes on.
+    socket.send(new Uint8Array(7));
+    socket.send(new Uint8Array(172).fill(0x00));
+    const wrongType = new Uint8Array(172);
+    wrongType.set([0x80, 8, 0, 1, 0, 0, 0, 160, 0, 0, 0, 9]);
+    socket.send(wrongType);
+    socket.send('{"type":');
+    for (let i = 0; i < 500; i += 1) {
+      const packet = new Uint8Array(172);
+      packet.set([0x80, 0, (i >> 8) & 0xff, i & 0xff, 0, 0, (i * 160) >> 8, (i * 160) & 0xff, 0, 0, 0, 7]);
+      socket.send(packet);
+    }
+    await until(
+      () =>
+        heardText(
+          got.binaries.map((b) => b.subarray(12)),
+          'pcmu',
+        ).includes(GREETING),
+      'the greeting',
+    );
+    // What we send is RTP, read here by hand: version 2, payload type 0, one SSRC, sequence and
+    // timestamp counting on, the marker on the first packet of the talkspurt.
+    const headers = got.binaries.map((b) => ({
+      version: (b[0] ?? 0) >> 6,
+      marker: ((b[1] ?? 0) & 0x80) !== 0,
+      payloadType: (b[1] ?? 0) & 0x7f,
+      sequence: ((b[2] ?? 0) << 8) | (b[3] ?? 0),
+      timestamp: new DataView(b.buffer, b.byteOffset).getUint32(4),
+      ssrc: new DataView(b.buffer, b.byteOffset).getUint32(8),
+      length: b.length,
+    }));
+    expect(headers.every((h) => h.version === 2 && h.payloadType === 0 && h.length === 172)).toBe(true);
+    expect(new Set(headers.map((h) => h.ssrc)).size).toBe(1);
+    expect(headers[0]?.marker).toBe(true);
+    headers.slice(1).forEach((h, i) => {
+      expect(h.sequence).toBe((headers[i]!.sequence + 1) % 65536);
+      expect((h.timestamp - headers[i]!.timestamp) >>> 0).toBeGreaterThanOrEqual(160);
+    });
+    const during = (await t.call({ method: 'GET', url: `/v2/calls/${body.callId}` })).json().response
+      .calls[0];
+    expect(during.status).toBe('in-progress');
+
+    // 64 KiB and more closes the socket (1009), which ends the call.
+    socket.send(new Uint8Array(70_000));
+    expect((await got.closed).code).toBe(1009);
+    await expect
+      .poll(
+        async () =>
+          (await t.call({ method: 'GET', url: `/v2/calls/${body.callId}` })).json().response.calls[0].status,
+        { timeout: 10_000 },
+      )
+      .toBe('completed');
+  });
+
+  it('cuts off a client that vanished without a close (no pong), and finishes its call', async () => {
+    const quickPort = await freePort();
+    const quick = await createTestApi(target, {
+      publicUrl: `http://127.0.0.1:${quickPort}`,
+      wsMediaKeepAliveMs: 100,
+      speech: {
+        choice: { speech: { vad: createFakeVAD(), stt: createFakeSTT(), tts: createFakeTTS() } },
+        farEnd: null,
+        close: async () => undefined,
+      },
+    });
+    try {
+      await quick.api.listen({ port: quickPort, host: '127.0.0.1' });
+      const agent = await quick.call({
+        method: 'POST',
+        url: '/v2/assistants',
+        payload: { type: 'outbound', name: 'a', agent: { prompt: 'Be brief.', greeting_message: GREETING } },
+      });
+      const started = await quick.call({
+        method: 'POST',
+        url: '/v2/calls/outbound-test-ws-media',
+        payload: { modelId: agent.json().response.model_id, wsMediaCodec: 'pcmu', wsMediaFraming: 'payload' },
+      });
+      const { callId, wsMediaUrl } = started.json() as { callId: string; wsMediaUrl: string };
+      // A raw client: it opens the WebSocket, then never answers again (bytes are read and dropped).
+      const raw = connect(quickPort, '127.0.0.1');
+      raw.resume();
+      const path = new URL(wsMediaUrl).pathname + new URL(wsMediaUrl).search;
+      raw.write(
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+      );
+      const cutOff = new Promise<void>((resolve) => raw.once('close', () => resolve()));
+      await cutOff;
+      await expect
+        .poll(
+          async () =>
+            (await quick.call({ method: 'GET', url: `/v2/calls/${callId}` })).json().response.calls[0].status,
+          { timeout: 10_000 },
+        )
+        .toBe('completed');
+    } finally {
+      await quick.close();
     }
   });
 });

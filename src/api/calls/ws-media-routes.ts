@@ -18,6 +18,7 @@ export const WEB_CALL_NUMBER = '+15555550100';
 export const WS_MEDIA_PATH = '/calls/ws-media';
 /** Larger binary messages close the socket (1009); a 20 ms frame is at most 1,292 bytes. */
 export const WS_MEDIA_MAX_MESSAGE_BYTES = 64 * 1024;
+export const WS_MEDIA_KEEPALIVE_MS = 15_000;
 
 const WsMediaBody = Type.Object({
   modelId: Type.String({ description: 'The agent (UUID).' }),
@@ -48,7 +49,21 @@ const WsMediaFailed = Type.Object({ callId: Type.Optional(Type.String()), error:
 const socketUrl = (publicUrl: string, path: string) =>
   `${publicUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/v2${path}`;
 
-function adapt(socket: WebSocket): WsMediaSocket {
+/**
+ * The server's socket as the carrier sees it. A ping goes out every `keepAliveMs`; a client that
+ * has not answered the last one by the next is gone without a close (a dropped network) and is
+ * cut off, which ends its call.
+ */
+function adapt(socket: WebSocket, keepAliveMs: number): WsMediaSocket {
+  let answered = true;
+  socket.on('pong', () => (answered = true));
+  const keepAlive = setInterval(() => {
+    if (!answered) return socket.terminate();
+    answered = false;
+    socket.ping();
+  }, keepAliveMs);
+  keepAlive.unref();
+  socket.once('close', () => clearInterval(keepAlive));
   return {
     send(data) {
       if (socket.readyState === socket.OPEN) socket.send(data);
@@ -86,7 +101,9 @@ export const wsMediaRoutes: FastifyPluginAsyncTypebox<{
   /** Absent: WebSocket media is disabled on this server (503). */
   carrier: WsMediaCarrier | null;
   publicUrl: string;
-}> = async (app, { store, calls, carrier, publicUrl }) => {
+  /** How often a silent client is asked whether it is still there (default 15 s). */
+  keepAliveMs?: number;
+}> = async (app, { store, calls, carrier, publicUrl, keepAliveMs = WS_MEDIA_KEEPALIVE_MS }) => {
   const enabled = (): WsMediaCarrier => {
     if (!carrier) throw unavailable('WebSocket media is not enabled on this server (PARLEY_WS_MEDIA=off)');
     return carrier;
@@ -180,7 +197,7 @@ export const wsMediaRoutes: FastifyPluginAsyncTypebox<{
         socket.close(1013, 'WebSocket media is not enabled on this server');
         return;
       }
-      ws.connect(adapt(socket), request.query.sid);
+      ws.connect(adapt(socket, keepAliveMs), request.query.sid);
     },
   );
 };
