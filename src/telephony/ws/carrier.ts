@@ -67,14 +67,13 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
   const makeId = options.ids ?? newId;
   const sessions = new Map<string, Session>();
   const byCall = new Map<string, Session>();
-  /** Session ids bound or expired, kept until they would have expired: a reuse is told so. */
-  const spent = new Map<string, number>();
+  /** Session ids already bound, kept until they would have expired: a second bind is told so. */
+  const boundIds = new Map<string, number>();
 
   /** The session id is spent; the call keeps its session until its dial takes the leg. */
   function spend(session: Session) {
     session.expiry.abort();
     sessions.delete(session.sid);
-    spent.set(session.sid, session.expiresAt);
   }
 
   function forget(session: Session) {
@@ -82,15 +81,15 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
     byCall.delete(session.init.callId);
   }
 
-  function sweepSpent() {
+  function sweepBound() {
     const now = clock.now();
-    for (const [sid, until] of spent) if (until <= now) spent.delete(sid);
+    for (const [sid, until] of boundIds) if (until <= now) boundIds.delete(sid);
   }
 
   function bind(socket: WsMediaSocket, sid: string): BoundWsMedia | null {
     const session = sessions.get(sid);
-    if (!session || session.bound) {
-      const reused = spent.has(sid) || session?.bound;
+    if (!session) {
+      const reused = boundIds.has(sid);
       socket.send(errorFrame(reused ? 'this session is already bound' : 'unknown or expired session'));
       socket.close(reused ? WS_CLOSE.alreadyBound : WS_CLOSE.unknownSession, 'bind refused');
       return null;
@@ -106,6 +105,7 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
     });
     session.bound = bound;
     spend(session);
+    boundIds.set(sid, session.expiresAt);
     void bound.leg.ended.then(() => byCall.delete(init.callId));
     socket.send(
       JSON.stringify({
@@ -127,7 +127,7 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
     serverName: options.serverName,
 
     open(init) {
-      sweepSpent();
+      sweepBound();
       const sid = makeId();
       const session: Session = {
         sid,
