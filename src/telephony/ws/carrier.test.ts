@@ -75,6 +75,16 @@ describe('WS media carrier', () => {
     expect(late.texts().at(-1)).toEqual({ type: 'error', error: 'unknown or expired session' });
   });
 
+  it('a call still waiting for a slot when its session expires is no-answer when dialed', async () => {
+    const { clock, carrier } = setup();
+    carrier.open({ callId: 'call-1', codec: 'pcmu', framing: 'payload' });
+    await clock.tick(WS_SESSION_TTL_MS);
+    expect(carrier.waiting).toBe(0);
+    expect(await carrier.dial({ callId: 'call-1', from: '+15555550100', to: '+15555550100' })).toEqual({
+      kind: 'no-answer',
+    });
+  });
+
   it('a session id binds once; a second socket with it is refused as already bound', () => {
     const { carrier } = setup();
     const { sid } = carrier.open({ callId: 'call-1', codec: 'pcmu', framing: 'payload' });

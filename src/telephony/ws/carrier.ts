@@ -45,6 +45,8 @@ export interface WsMediaCarrier extends Carrier {
 
 export const WS_SESSION_TTL_MS = 60_000;
 export const WS_BIND_TIMEOUT_MS = 60_000;
+/** An expired session is forgotten this long after, if its call was never dialed. */
+const STALE_AFTER_MS = 24 * 3_600_000;
 
 interface Session {
   sid: string;
@@ -81,9 +83,12 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
     byCall.delete(session.init.callId);
   }
 
-  function sweepBound() {
+  function sweep() {
     const now = clock.now();
     for (const [sid, until] of boundIds) if (until <= now) boundIds.delete(sid);
+    // Expired sessions of calls never dialed (canceled while they waited for a slot).
+    for (const [callId, session] of byCall)
+      if (!session.bound && session.expiresAt + STALE_AFTER_MS <= now) byCall.delete(callId);
   }
 
   function bind(socket: WsMediaSocket, sid: string): BoundWsMedia | null {
@@ -127,7 +132,7 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
     serverName: options.serverName,
 
     open(init) {
-      sweepBound();
+      sweep();
       const sid = makeId();
       const session: Session = {
         sid,
@@ -142,8 +147,12 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
       clock.sleep(ttl, session.expiry.signal).then(
         () => {
           if (session.bound) return;
-          forget(session);
-          session.answer?.({ kind: 'no-answer' });
+          // Kept for the call: one still waiting for a slot is no-answer when it is dialed.
+          spend(session);
+          if (session.answer) {
+            byCall.delete(init.callId);
+            session.answer({ kind: 'no-answer' });
+          }
         },
         () => undefined,
       );
@@ -209,7 +218,10 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
       const session = byCall.get(request.callId);
       if (!session) return { kind: 'failed', reason: 'no WebSocket media session for this call' };
       if (session.bound) return { kind: 'answered', leg: session.bound.leg, answeredAt: clock.now() };
-      if (!sessions.has(session.sid)) return { kind: 'no-answer' };
+      if (!sessions.has(session.sid)) {
+        byCall.delete(request.callId);
+        return { kind: 'no-answer' };
+      }
       request.onRinging?.();
       return new Promise<DialOutcome>((resolve) => {
         session.answer = resolve;
