@@ -14,7 +14,7 @@ import {
   mulawDecode,
   type AudioFrame,
 } from '../../src/media/index.ts';
-import { createFakeSTT, createFakeTTS, createFakeVAD } from '../../src/providers/testing/index.ts';
+import { createFakeSTT, createFakeTTS, createFakeVAD, monoWav } from '../../src/providers/testing/index.ts';
 import { createTestApi, forEachStore, type TestApi } from '../helpers.ts';
 
 // The WebSocket media test call over a real socket against the real server on a free port
@@ -50,25 +50,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-/** A 16 kHz mono 16-bit WAV of `samples`. */
-function wavOf(samples: Int16Array): Buffer {
-  const data = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16000, 24);
-  header.writeUInt32LE(32000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
 }
 
 async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
@@ -274,7 +255,7 @@ forEachStore('WebSocket media test call', (target) => {
     const line = dataSpeechFrames('Can I book for two');
     const samples = new Int16Array((line.length + 50) * 320);
     line.forEach((frame, i) => samples.set(frame.samples, (i + 25) * 320));
-    writeFileSync(join(dir, 'caller.wav'), wavOf(samples));
+    writeFileSync(join(dir, 'caller.wav'), monoWav(samples));
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['examples/ws-media-client.mjs', agentId, join(dir, 'caller.wav'), join(dir, 'agent.wav'), '3'],

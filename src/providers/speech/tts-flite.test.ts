@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../core/index.ts';
 import { runTTSContract } from '../testing/tts-contract.ts';
+import { monoWav } from '../testing/vad-audio.ts';
 import { VOICES } from '../voices.ts';
 import { createFliteTTS, durationStretch, type FliteTTS } from './tts-flite.ts';
 import { SpeechError, type SynthesizedAudio, type TTSStream } from './types.ts';
@@ -83,21 +84,8 @@ describe('flite TTS', () => {
     const pcm = pcmOf(await collect(stream));
     const dir = mkdtempSync(join(tmpdir(), 'parley-tts-'));
     try {
-      const header = Buffer.alloc(44);
-      header.write('RIFF', 0);
-      header.writeUInt32LE(36 + pcm.byteLength, 4);
-      header.write('WAVEfmt ', 8);
-      header.writeUInt32LE(16, 16);
-      header.writeUInt16LE(1, 20);
-      header.writeUInt16LE(1, 22);
-      header.writeUInt32LE(16000, 24);
-      header.writeUInt32LE(32000, 28);
-      header.writeUInt16LE(2, 32);
-      header.writeUInt16LE(16, 34);
-      header.write('data', 36);
-      header.writeUInt32LE(pcm.byteLength, 40);
       const file = join(dir, 'speech.wav');
-      writeFileSync(file, Buffer.concat([header, Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)]));
+      writeFileSync(file, monoWav(pcm));
       const heard = execFileSync('pocketsphinx_continuous', ['-infile', file, '-logfn', '/dev/null'])
         .toString()
         .trim();

@@ -19,6 +19,7 @@ export {
   fliteClip,
   framesOf,
   mixAtSnr,
+  monoWav,
   powerOf,
   resampleWithSox,
   soxNoise,

@@ -54,6 +54,25 @@ export function writeRaw(path: string, samples: Int16Array): void {
   writeFileSync(path, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
 }
 
+/** A mono 16-bit PCM WAV file's bytes (little-endian samples, as the format has them). */
+export function monoWav(samples: Int16Array, sampleRate = 16000): Buffer {
+  const data = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}
+
 /** A flite sentence at 16 kHz, cut to its speech plus a small margin. */
 export function fliteClip(dir: string, text: string, name: string): Clip {
   const wav = join(dir, `${name}.wav`);
