@@ -13,6 +13,8 @@ export interface PlaceCallInput {
   id?: string;
   /** `outbound` (default), or `web`: a test call whose far end is a WebSocket client. */
   type?: 'outbound' | 'web';
+  /** The node that must run the call (a WS media call runs where its client binds); default any. */
+  node?: string;
   agent: Agent;
   /** Caller id (E.164) and the provider of that number (which carrier dials). */
   from: string;
@@ -50,6 +52,7 @@ export function newCallOf(input: PlaceCallInput): NewCall {
   const agentSpec = input.agent.spec;
   return {
     ...(input.id ? { id: input.id } : {}),
+    ...(input.node ? { node: input.node } : {}),
     agentId: input.agent.id,
     type: input.type ?? 'outbound',
     status: 'pending',

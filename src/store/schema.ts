@@ -208,6 +208,7 @@ export interface Schema {
   simulations: SimulationTable;
   nodes: NodeTable;
   contacts: ContactTable;
+  ws_media_sessions: WsMediaSessionTable;
 }
 
 export interface CalendarHoursTable {
@@ -452,6 +453,20 @@ export interface NodeTable {
   name: string;
   started_at: number;
   last_seen_at: number;
+  /** Where clients reach the node (PARLEY_PUBLIC_URL). */
+  public_url: Generated<string>;
+  /** 1: the node runs WebSocket media calls. */
+  ws_media: Generated<number>;
+}
+
+/** A WebSocket media session, readable by the node that runs its call (calls across nodes). */
+export interface WsMediaSessionTable {
+  sid: string;
+  call_id: string;
+  node: string;
+  codec: string;
+  framing: string;
+  expires_at: number;
 }
 
 /** A workspace's contact (`/v2/contacts`). */

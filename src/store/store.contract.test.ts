@@ -187,6 +187,7 @@ for (const target of storeTargets()) {
               '017-agent-actions-by-action',
               '018-simulation-lists',
               '019-call-after-work',
+              '021-ws-media-nodes',
             ],
           });
           expect(await fresh.isReady()).toBe(true);
