@@ -15,9 +15,10 @@ import {
 // Calls across nodes (issue 16, docs/ws-media.md "Several nodes"): two `parley serve` processes
 // on one PostgreSQL database. A WS media test call started on one node but naming the other runs
 // on the other: its session is handed over through the store, the client binds there, hears the
-// agent from there, and the record says which node ran it. Unknown and dead nodes are a 502.
+// agent from there, and the record says which node ran it. Unknown and dead nodes are a 502. An
+// API-only node sends its clients and its starts to a node that runs these calls.
 
-const NODES = { a: 'wsnode-a', b: 'wsnode-b' };
+const NODES = { a: 'wsnode-a', b: 'wsnode-b', api: 'wsnode-api' };
 
 const pgUrl = process.env.PARLEY_TEST_DATABASE_URL;
 if (!pgUrl)
@@ -52,7 +53,7 @@ async function connect(url: string): Promise<Client> {
   return { socket, texts, audioBytes: () => audio, closed };
 }
 
-describe('WS media calls across two nodes on PostgreSQL', () => {
+describe('WS media calls across nodes on PostgreSQL', () => {
   let store: TestStore | undefined;
   let reader: Reader | undefined;
 
@@ -73,6 +74,8 @@ describe('WS media calls across two nodes on PostgreSQL', () => {
         serve({ env, node: NODES.a, lifetimeMs: 90_000 }),
         serve({ env, node: NODES.b, lifetimeMs: 90_000 }),
       ]);
+      // An API-only node runs no calls and serves no socket.
+      const api = await serve({ env, node: NODES.api, role: 'api', lifetimeMs: 90_000 });
       const agent = await ok(a.url, key, 'POST', '/v2/assistants', {
         type: 'outbound',
         name: 'Nodes',
@@ -162,6 +165,19 @@ describe('WS media calls across two nodes on PostgreSQL', () => {
       // Neither refusal left a call behind.
       const calls = await reader.all<{ n: string }>('select count(*) as n from calls');
       expect(Number(calls[0]!.n)).toBe(2);
+
+      // The API-only node sends clients to a node that runs WS media calls, and so do its starts.
+      const runners = [a.url, b.url].map((url) => `${url.replace(/^http/, 'ws')}/v2/calls/ws-media`);
+      const viaApi = await bare(api.url, key, 'GET', '/v2/calls/outbound-test-ws-media/base-url');
+      expect(runners).toContain(viaApi.wsMediaBaseUrl);
+      const apiStart = await bare(api.url, key, 'POST', '/v2/calls/outbound-test-ws-media', { modelId });
+      expect(runners.some((r) => apiStart.wsMediaUrl!.startsWith(`${r}?sid=`))).toBe(true);
+      const named = await http(api.url, 'POST', '/v2/calls/outbound-test-ws-media', key, {
+        modelId,
+        wsMediaServerName: NODES.api,
+      });
+      expect(named.status).toBe(502);
+      expect(named.json).toEqual({ error: 'wsMediaServerName: node "wsnode-api" does not run calls' });
     },
     90_000,
   );
