@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../core/index.ts';
-import { SESSION_RATE, type AudioFrame, type SampleRate } from '../media/index.ts';
+import { Resampler, SESSION_RATE, type AudioFrame, type SampleRate } from '../media/index.ts';
 import { RECORDER_LIMITS, recordLeg, wavHeader, type RecordingSink } from './recorder.ts';
 import { createFakeLeg, type FarEndStep } from './testing/fake-leg.ts';
 
@@ -255,9 +255,12 @@ describe('recordLeg', () => {
     }
   });
 
-  it('fills gaps with silence and skips frames of another rate or length, counting them', async () => {
+  it('fills gaps with silence and skips frames of another length, counting them', async () => {
     const sink = memorySink();
-    const bad = [constFrame(7000, 0, 8000), constFrame(7000, 0, SESSION_RATE, 100)];
+    const bad: AudioFrame[] = [
+      { samples: new Int16Array(100).fill(7000), sampleRate: 8000, at: 0 },
+      constFrame(7000, 0, SESSION_RATE, 100),
+    ];
     const { clock, recording, heard, listen, t0 } = setup(
       [{ wait: 400 }, { frames: bad }, { tone: { hz: 500, ms: 200 } }, { wait: 2000 }],
       sink,
@@ -275,13 +278,63 @@ describe('recordLeg', () => {
     const wav = parseWav(sink.file!);
     expect(slice(wav.left, 0, 300).every((s) => s === 0)).toBe(true);
     // The bad frames' slots: the beats that delivered them wrote nothing.
-    const badAt = heard.filter((h) => h.rate !== SESSION_RATE || h.samples.length !== FRAME);
+    const badAt = heard.filter((h) => h.samples.length !== (h.rate * 20) / 1000);
     expect(badAt).toHaveLength(2);
     const firstBad = heard.indexOf(badAt[0]!);
     const slot = (heard[firstBad - 1]!.at - t0 + 20) * MS;
     expect(wav.left.subarray(slot, slot + 2 * FRAME).every((s) => s === 0)).toBe(true);
     expect(wav.left.subarray(slot + 2 * FRAME, slot + 12 * FRAME).some((s) => s !== 0)).toBe(true);
     expect(wav.right.every((s) => s === 0)).toBe(true);
+  });
+
+  it('resamples caller frames at 8 kHz (telephone audio) to 16 kHz, one stream, at their time', async () => {
+    const sink = memorySink();
+    const clock = createManualClock();
+    const t0 = clock.now();
+    // 600 ms of a 400 Hz tone at 8 kHz, one frame per beat (the fake leg delivers frame k on the
+    // beat at t0 + 20 (k + 1); its time is the 20 ms before), then a 48 kHz frame, then silence.
+    const tone8k = new Int16Array(30 * 160);
+    for (let n = 0; n < tone8k.length; n += 1)
+      tone8k[n] = Math.round(8000 * Math.sin((2 * Math.PI * 400 * n) / 8000));
+    const frames: AudioFrame[] = Array.from({ length: 30 }, (_, k) => ({
+      samples: tone8k.slice(k * 160, (k + 1) * 160),
+      sampleRate: 8000,
+      at: t0 + k * 20,
+    }));
+    frames.push({ samples: new Int16Array(960).fill(4000), sampleRate: 48000, at: t0 + 600 });
+    const { recording, listen } = setup([{ frames }, { wait: 2000 }], sink, clock);
+    listen();
+    await run(clock, 1500);
+    await recording.leg.hangup();
+    const info = await recording.finish();
+
+    expect(info).toMatchObject({ durationMs: 1500, skippedFrames: 0, misplacedFrames: 0 });
+    const wav = parseWav(sink.file!);
+    expect(wav.rate).toBe(16_000);
+    // The same samples as the whole tone resampled at once, placed earlier by the filter's
+    // delay: one resampler for the stream, its history kept from frame to frame (a new one per
+    // frame would start each frame from silence).
+    const whole = new Resampler(8000, SESSION_RATE);
+    const expected = new Int16Array(whole.maxOutput(tone8k.length));
+    whole.process(tone8k, expected);
+    const delay = Math.round(whole.delay);
+    expect(delay).toBeGreaterThan(0);
+    const left = wav.left.subarray(0, 600 * MS - delay);
+    expect(Array.from(left.subarray(0, 200 * MS))).toEqual(
+      Array.from(expected.subarray(delay, delay + 200 * MS)),
+    );
+    expect(Array.from(left)).toEqual(Array.from(expected.subarray(delay, 600 * MS)));
+    // 400 Hz at 16 kHz: 8 periods in 20 ms.
+    let crossings = 0;
+    for (let i = 1; i < 40 * MS; i += 1)
+      if (left[200 * MS + i - 1]! < 0 !== left[200 * MS + i]! < 0) crossings += 1;
+    expect(crossings).toBeGreaterThanOrEqual(31);
+    expect(crossings).toBeLessThanOrEqual(33);
+    // The 48 kHz frame has a resampler of its own: a constant comes out constant once its filter
+    // has filled, at its own time.
+    const steady = wav.left.subarray(610 * MS, 615 * MS);
+    expect(steady.every((s) => s === 4000)).toBe(true);
+    expect(slice(wav.left, 640, 1500).every((s) => s === 0)).toBe(true);
   });
 
   it('keeps its memory at the cap over a ten-minute call while the sink stalls for a minute', async () => {

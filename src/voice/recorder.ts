@@ -1,12 +1,22 @@
 import type { Clock } from '../core/index.ts';
-import { SESSION_RATE, samplesPerFrame, type AudioFrame, wrapLeg, type MediaLeg } from '../media/index.ts';
+import {
+  Resampler,
+  SESSION_RATE,
+  samplesPerFrame,
+  type AudioFrame,
+  type SampleRate,
+  wrapLeg,
+  type MediaLeg,
+} from '../media/index.ts';
 
 // The recording of a call (agents with `is_recording`): a stereo WAV at SESSION_RATE, the caller
 // on the left, the agent on the right, written as the call goes. The recorder wraps the leg the
 // voice session uses, so it sees every frame delivered and every frame queued without the
-// session knowing. The agent channel holds what the caller heard: a queued frame is placed where
-// it will play (now + what is queued ahead of it, to within a frame), and a barge-in's `clear`
-// takes back whatever would have played after the fade.
+// session knowing. Caller frames at another rate (telephone audio at 8 kHz) are resampled to
+// SESSION_RATE by one resampler per rate, which keeps its filter history from frame to frame, and
+// placed earlier by the filter's delay. The agent channel holds what the caller heard: a queued
+// frame is placed where it will play (now + what is queued ahead of it, to within a frame), and a
+// barge-in's `clear` takes back whatever would have played after the fade.
 //
 // Memory stays bounded whatever the call's length: samples are mixed into a 2 s ring, and the
 // part older than LAG (late caller frames still fit) is handed to the sink in CHUNK pieces. The
@@ -29,7 +39,10 @@ export interface RecordingInfo {
   durationMs: number;
   /** Size of the WAV file, header included. */
   bytes: number;
-  /** Frames of another rate or length than 20 ms at SESSION_RATE (both channels). */
+  /**
+   * Frames skipped: caller frames that are not 20 ms at a rate Parley converts (8, 16, 24 or
+   * 48 kHz), agent frames that are not 20 ms at SESSION_RATE.
+   */
   skippedFrames: number;
   /** Caller frames whose time fell outside the ring: already written, or far ahead of now. */
   misplacedFrames: number;
@@ -128,6 +141,20 @@ export function wavHeader(dataBytes: number): Uint8Array {
 const isSessionFrame = (frame: AudioFrame) =>
   frame.sampleRate === SESSION_RATE && frame.samples.length === FRAME;
 
+const CALLER_RATES: readonly number[] = [8000, 16000, 24000, 48000];
+
+/** A 20 ms frame at a rate the resampler knows. */
+const isFrameAtKnownRate = (frame: AudioFrame) =>
+  CALLER_RATES.includes(frame.sampleRate) &&
+  frame.samples.length === samplesPerFrame(frame.sampleRate as SampleRate);
+
+/** A caller stream at another rate: its resampler. */
+interface CallerResampler {
+  resampler: Resampler;
+  /** The filter's delay in SESSION_RATE samples, taken off where the frame is placed. */
+  delay: number;
+}
+
 interface QueuedFrame {
   /** Absolute sample index (from the recording's start) where it plays. */
   start: number;
@@ -162,6 +189,10 @@ export function recordLeg(leg: MediaLeg, options: RecordLegOptions): LegRecordin
   // Interleaved stereo samples [flushed, flushed + RING), by absolute index modulo RING.
   const ring = new Int16Array(RING * 2);
   let flushed = 0;
+  // Caller frames at other rates: one resampler per rate (created when the rate first comes),
+  // writing into one reused frame.
+  const callerResamplers = new Map<number, CallerResampler>();
+  const resampled = new Int16Array(FRAME);
   /** Nothing was written into the ring at or after this index: flushing there is silence. */
   let dirtyEnd = 0;
   // Agent frames not yet in the ring, by start.
@@ -318,21 +349,41 @@ export function recordLeg(leg: MediaLeg, options: RecordLegOptions): LegRecordin
 
   const live = () => state === 'recording' && endedAt === null;
 
+  /** The resampler for caller frames at `rate` (made when the rate first comes). */
+  function callerResampler(rate: number): CallerResampler {
+    let stream = callerResamplers.get(rate);
+    if (!stream) {
+      const resampler = new Resampler(rate as SampleRate, SESSION_RATE);
+      stream = { resampler, delay: Math.round(resampler.delay) };
+      callerResamplers.set(rate, stream);
+    }
+    return stream;
+  }
+
   function recordCaller(frame: AudioFrame) {
     if (!live()) return;
-    if (!isSessionFrame(frame)) {
+    let samples: Int16Array | null = null;
+    let delay = 0;
+    if (isSessionFrame(frame)) samples = frame.samples;
+    else if (isFrameAtKnownRate(frame)) {
+      const stream = callerResampler(frame.sampleRate);
+      // 20 ms in gives exactly 20 ms out (the resampler carries any fraction to the next frame).
+      if (stream.resampler.process(frame.samples, resampled) === FRAME) samples = resampled;
+      delay = stream.delay;
+    }
+    if (!samples) {
       skippedFrames += 1;
       warnOnce('skipped', 'recording skips frames of another rate or length');
       return;
     }
     advance();
-    const start = at(frame.at);
+    const start = at(frame.at) - delay;
     if (start + FRAME <= flushed || start >= flushed + RING) {
       misplacedFrames += 1;
       warnOnce('misplaced', 'recording skips caller frames outside its window');
       return;
     }
-    writeRing(0, start, frame.samples, FRAME);
+    writeRing(0, start, samples, FRAME);
     recorded = true;
   }
 

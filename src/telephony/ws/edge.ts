@@ -1,9 +1,13 @@
 // The codec and framing edge of a WebSocket media call: turns Parley's 16 kHz 20 ms frames into
 // the binary messages the client expects (G.711, L16 or Opus; bare payloads or RTP packets) and
-// the client's messages back into 16 kHz frames, one per tick, and counts the link (loss and
-// jitter as RFC 3550 has them). Pure: no I/O, no timers; the caller owns the socket and the 20 ms
-// clock, and says when each message came.
+// the client's messages back into 20 ms frames, and counts the link (loss and jitter as RFC 3550
+// has them). What the client sends comes out at the rate it travels when the session takes it
+// (G.711 at 8 kHz, as a telephone carrier hands it over, so the recognizer knows it for telephone
+// audio), else at 16 kHz (L16, and Opus decoded at 48 kHz). Bare payloads come out as they arrive
+// (`takeArrived`); RTP packets through a jitter buffer, one frame per tick (`next`). Pure: no I/O,
+// no timers; the caller owns the socket and the 20 ms clock, and says when each message came.
 import {
+  FRAME_MS,
   JitterBuffer,
   Resampler,
   SESSION_RATE,
@@ -25,6 +29,7 @@ import {
   type LinkStats,
   type OpusCodec,
   type RtpPacket,
+  type SampleRate,
 } from '../../media/index.ts';
 
 export type WsCodec = 'pcmu' | 'pcma' | 'l16' | 'opus';
@@ -63,8 +68,33 @@ const MAX_MESSAGE_BYTES = 1500;
 const MAX_OPUS_BYTES = 1275;
 /** RFC 6716 section 3.2.5: one Opus packet carries at most 120 ms, six 20 ms frames. */
 const OPUS_MAX_PACKET_FRAMES = 6;
-/** Payload framing's queue of decoded audio: 1 s, so a client that bursts cannot grow it without end. */
-const MAX_QUEUED_FRAMES = 50;
+/**
+ * Frames the jitter buffer holds before it starts to play (and again after it ran dry): 3, so a
+ * packet plays 40-60 ms after it came, which absorbs that much jitter on the way and on this
+ * node's event loop (with 2, a loaded node skipped frames of clean streams), and lets a packet
+ * overtaken by the next one still play in its slot.
+ */
+export const WS_JITTER_TARGET_FRAMES = 3;
+/**
+ * Frames held beyond which the jitter buffer skips the oldest back to the target (counted as
+ * lost): after a burst the delay it left stands at most 240 ms, where playing every frame would
+ * keep it for the rest of the talkspurt.
+ */
+export const WS_JITTER_MAX_FRAMES = 12;
+/**
+ * How bare payloads are timed (they carry no timestamps): each frame 20 ms after the one before,
+ * so a burst keeps its spacing. A frame that comes within `backfillMs` of where the last one ended
+ * continues that timeline (a burst after a stall goes back into the gap it left); after a longer
+ * gap the timeline restarts at the arrival. No frame is timed more than `aheadMs` ahead of its
+ * arrival (a whole line sent at once).
+ */
+export const WS_PAYLOAD_TIMING = Object.freeze({ backfillMs: 100, aheadMs: 1_000 });
+/**
+ * Decoded audio not yet handed over is at most one packet (an Opus packet carries up to 120 ms)
+ * plus what is left of the one before (under 20 ms): the queue never overflows.
+ */
+const QUEUE_FRAMES = OPUS_MAX_PACKET_FRAMES + 1;
+/** 20 ms at 16 kHz: what `encode` takes. */
 const FRAME_SAMPLES = samplesPerFrame(SESSION_RATE);
 
 const randomUint = (bits: 16 | 32): number => Math.floor(Math.random() * 2 ** bits);
@@ -76,59 +106,63 @@ function checkOption(name: string, value: number, max: number): number {
   return value;
 }
 
-/** One codec's conversion between 16 kHz frames and payloads; it owns its resampler state and scratch. */
+/**
+ * One codec's conversion between 16 kHz frames and payloads; it owns its resampler state and
+ * scratch. It decodes to `receiveRate`.
+ */
 interface PayloadCodec {
+  /** The rate of what `decode` and `conceal` write. */
+  readonly receiveRate: SampleRate;
   /** Encodes 320 samples at 16 kHz into `out` when given (fixed-size payloads), else into a new array. */
   encode(samples: Int16Array, out: Uint8Array | null): Uint8Array;
-  /** Decodes one payload into `out16` (room for `maxDecoded`); returns the samples, 0 when undecodable. */
-  decode(payload: Uint8Array, out16: Int16Array): number;
-  /** Writes 20 ms at 16 kHz in place of a lost payload into `out16`; returns the samples. */
-  conceal(out16: Int16Array): number;
-  /** The most 16 kHz samples one payload can decode to. */
+  /** Decodes one payload into `out` (room for `maxDecoded`); returns the samples, 0 when undecodable. */
+  decode(payload: Uint8Array, out: Int16Array): number;
+  /** Writes 20 ms in place of a lost payload into `out`; returns the samples. */
+  conceal(out: Int16Array): number;
+  /** The most samples one payload can decode to. */
   readonly maxDecoded: number;
   close(): void;
 }
 
-function concealWithSilence(out16: Int16Array): number {
-  out16.fill(0, 0, FRAME_SAMPLES);
-  return FRAME_SAMPLES;
+function concealWithSilence(out: Int16Array, rate: SampleRate): number {
+  const samples = samplesPerFrame(rate);
+  out.fill(0, 0, samples);
+  return samples;
 }
 
 function g711Codec(
   encodeInto: (pcm: Int16Array, out: Uint8Array) => number,
   decodeInto: (codes: Uint8Array, out: Int16Array) => number,
 ): PayloadCodec {
-  // One resampler per direction: each keeps its filter history from frame to frame.
+  // What we send goes down to 8 kHz (the resampler keeps its filter history from frame to frame);
+  // what we receive stays at 8 kHz, telephone audio as it came.
   const down = new Resampler(SESSION_RATE, 8000);
-  const up = new Resampler(8000, SESSION_RATE);
   const send8k = new Int16Array(samplesPerFrame(8000));
-  const receive8k = new Int16Array(samplesPerFrame(8000));
   return {
-    maxDecoded: up.maxOutput(receive8k.length),
+    receiveRate: 8000,
+    maxDecoded: samplesPerFrame(8000),
     encode(samples, out) {
       down.process(samples, send8k);
       const payload = out ?? new Uint8Array(send8k.length);
       encodeInto(send8k, payload);
       return payload;
     },
-    decode(payload, out16) {
-      decodeInto(payload, receive8k);
-      return up.process(receive8k, out16);
-    },
-    conceal: concealWithSilence,
+    decode: (payload, out) => decodeInto(payload, out),
+    conceal: (out) => concealWithSilence(out, 8000),
     close() {},
   };
 }
 
 const l16Codec: PayloadCodec = {
+  receiveRate: SESSION_RATE,
   maxDecoded: FRAME_SAMPLES,
   encode(samples, out) {
     const payload = out ?? new Uint8Array(samples.length * 2);
     l16EncodeInto(samples, payload);
     return payload;
   },
-  decode: (payload, out16) => l16DecodeInto(payload, out16),
-  conceal: concealWithSilence,
+  decode: (payload, out) => l16DecodeInto(payload, out),
+  conceal: (out) => concealWithSilence(out, SESSION_RATE),
   close() {},
 };
 
@@ -152,6 +186,7 @@ function opusCodec(): PayloadCodec {
       out16,
     );
   return {
+    receiveRate: SESSION_RATE,
     maxDecoded: down.maxOutput(receive48k.length),
     encode(samples) {
       up.process(samples, send48k);
@@ -170,7 +205,7 @@ function opusCodec(): PayloadCodec {
       } catch {
         samples = 0;
       }
-      return samples === 0 ? concealWithSilence(out16) : resampleDown(samples, out16);
+      return samples === 0 ? concealWithSilence(out16, SESSION_RATE) : resampleDown(samples, out16);
     },
     close() {
       closed = true;
@@ -287,7 +322,7 @@ class RtpReception {
   }
 }
 
-/** A FIFO of 16 kHz samples in a fixed ring, so queueing and playing out allocate nothing. */
+/** A FIFO of samples in a fixed ring, so queueing and playing out allocate nothing. */
 class SampleQueue {
   private readonly ring: Int16Array;
   private start = 0;
@@ -329,6 +364,8 @@ class SampleQueue {
 export class WsMediaEdge {
   readonly codec: WsCodec;
   readonly framing: WsFraming;
+  /** The rate of the frames handed over: 8 kHz for G.711, else 16 kHz. */
+  readonly receiveRate: SampleRate;
   private readonly info: (typeof WS_CODEC_INFO)[WsCodec];
   private readonly payloadCodec: PayloadCodec;
   /** For the rtp framing only: orders packets and tells gaps. */
@@ -336,7 +373,9 @@ export class WsMediaEdge {
   private readonly ssrc: number;
   private sequence: number;
   private timestamp: number;
-  /** Decoded 16 kHz audio not yet played: whole payloads (payload framing), or the rest of one. */
+  /** Samples in one 20 ms frame handed over. */
+  private readonly frameSamples: number;
+  /** Decoded audio not yet handed over: the frames of one payload, or the rest of one. */
   private readonly queue: SampleQueue;
   private readonly decoded: Int16Array;
   /** For the rtp framing with fixed-size codecs: the payload before it goes into the packet. */
@@ -346,8 +385,10 @@ export class WsMediaEdge {
   private received = 0;
   private refused = 0;
   private sent = 0;
-  /** Frames lost here rather than in the jitter buffer: queue overflow, undecodable Opus. */
+  /** Frames lost here rather than in the jitter buffer: undecodable Opus in an RTP packet. */
   private lostHere = 0;
+  /** Payload framing: where the audio handed over so far ends on the timeline (null: none yet). */
+  private timelineEnd: number | null = null;
 
   constructor(options: WsMediaEdgeOptions) {
     const { codec, framing } = options;
@@ -360,9 +401,14 @@ export class WsMediaEdge {
     this.sequence = checkOption('initialSequence', options.initialSequence ?? randomUint(16), 0xffff);
     this.timestamp = checkOption('initialTimestamp', options.initialTimestamp ?? randomUint(32), 0xffffffff);
     this.payloadCodec = payloadCodecFor(codec);
-    this.jitter = framing === 'rtp' ? new JitterBuffer() : null;
+    this.receiveRate = this.payloadCodec.receiveRate;
+    this.frameSamples = samplesPerFrame(this.receiveRate);
+    this.jitter =
+      framing === 'rtp'
+        ? new JitterBuffer({ targetFrames: WS_JITTER_TARGET_FRAMES, maxFrames: WS_JITTER_MAX_FRAMES })
+        : null;
     this.reception = framing === 'rtp' ? new RtpReception(this.info.clockRate) : null;
-    this.queue = new SampleQueue(MAX_QUEUED_FRAMES * FRAME_SAMPLES);
+    this.queue = new SampleQueue(QUEUE_FRAMES * this.frameSamples);
     this.decoded = new Int16Array(this.payloadCodec.maxDecoded);
     const { payloadBytes } = this.info;
     this.sendPayload = framing === 'rtp' && payloadBytes !== null ? new Uint8Array(payloadBytes) : null;
@@ -370,8 +416,7 @@ export class WsMediaEdge {
 
   /**
    * Counters: messages accepted (`received`) and refused (any error); frames `lost` (RTP gaps and
-   * undecodable Opus, or payload frames dropped from a full queue); `late` and `reordered` packets
-   * (from the jitter buffer stats).
+   * undecodable Opus); `late` and `reordered` packets (from the jitter buffer stats).
    */
   get stats(): { received: number; refused: number; lost: number; late: number; reordered: number } {
     const jitter = this.jitter?.stats;
@@ -388,8 +433,8 @@ export class WsMediaEdge {
    * The link's counts for the call's quality (LinkStats). With the rtp framing, loss and jitter
    * are the client's stream as RFC 3550 counts them (by sequence number and timestamp, against the
    * arrival times given to `accept`); bare payloads carry neither, so both are null.
-   * `framesLost` adds what was dropped here (undecodable, over the queue's bound, or skipped by
-   * the jitter buffer to cut its delay) to the sequence gaps.
+   * `framesLost` adds what was dropped here (undecodable, or skipped by the jitter buffer to cut
+   * its delay) to the sequence gaps.
    */
   linkStats(): LinkStats {
     const jitter = this.jitter?.stats;
@@ -438,6 +483,7 @@ export class WsMediaEdge {
    * Takes one binary message from the client; returns null when accepted, else why not. With the
    * rtp framing the jitter buffer keeps a view of `data` until it is played: do not reuse it.
    * `arrivedAt` (ms, any clock) is when it came, for the jitter (none is measured without it).
+   * With the payload framing its audio is then ready to take (`takeArrived`).
    */
   accept(data: Uint8Array, arrivedAt?: number): WsInboundError | null {
     const error = this.acceptMessage(data, arrivedAt);
@@ -446,18 +492,48 @@ export class WsMediaEdge {
     return error;
   }
 
-  /** The next 20 ms of the client's audio at 16 kHz, or null when nothing is due. */
+  /**
+   * Payload framing: the next 20 ms frame of what came, or null once all of it was taken. Called
+   * right after `accept` until null: a message's frames come out in order, timed on the payload
+   * timeline (WS_PAYLOAD_TIMING; an Opus packet of 60 ms gives three). Audio short of a frame (an
+   * Opus packet of 10 ms) waits for the next message. Null with the rtp framing (its frames wait
+   * in the jitter buffer for their tick: `next`).
+   */
+  takeArrived(arrivedAt: number): AudioFrame | null {
+    if (this.jitter || this.queue.length < this.frameSamples) return null;
+    const end = this.timelineEnd;
+    const at =
+      end === null || end < arrivedAt - WS_PAYLOAD_TIMING.backfillMs
+        ? arrivedAt
+        : Math.min(end, arrivedAt + WS_PAYLOAD_TIMING.aheadMs);
+    this.timelineEnd = at + FRAME_MS;
+    return this.shiftFrame(at);
+  }
+
+  /** Payload framing: where the audio handed over so far ends (null: none yet). */
+  get audioUntil(): number | null {
+    return this.timelineEnd;
+  }
+
+  /**
+   * RTP framing: the next 20 ms of the client's audio, from the jitter buffer (a lost packet
+   * concealed), or null when nothing is due. With the payload framing, what `takeArrived` left.
+   */
   next(at: number): AudioFrame | null {
     if (this.jitter) this.playOut(this.jitter);
-    if (this.queue.length < FRAME_SAMPLES) return null;
-    const samples = new Int16Array(FRAME_SAMPLES); // the caller keeps the frame
-    this.queue.shiftInto(samples);
-    return { samples, sampleRate: SESSION_RATE, at };
+    if (this.queue.length < this.frameSamples) return null;
+    return this.shiftFrame(at);
   }
 
   /** Frees the Opus codec's memory (the wasm build does not free it when collected); idempotent. */
   close(): void {
     this.payloadCodec.close();
+  }
+
+  private shiftFrame(at: number): AudioFrame {
+    const samples = new Int16Array(this.frameSamples); // the caller keeps the frame
+    this.queue.shiftInto(samples);
+    return { samples, sampleRate: this.receiveRate, at };
   }
 
   private acceptMessage(data: Uint8Array, arrivedAt: number | undefined): WsInboundError | null {
@@ -487,12 +563,16 @@ export class WsMediaEdge {
     return bytes === expected ? null : 'bad_size';
   }
 
-  /** Queues `count` decoded samples, dropping the oldest whole frames beyond the bound. */
+  /**
+   * Queues `count` decoded samples. The queue holds under a frame when this is called (the frames
+   * before were taken), so it has room; should a caller not take them, the oldest whole frames
+   * go, counted as lost.
+   */
   private enqueue(count: number): void {
     const overflow = this.queue.length + count - this.queue.capacity;
     if (overflow > 0) {
-      const frames = Math.ceil(overflow / FRAME_SAMPLES);
-      this.queue.drop(Math.min(this.queue.length, frames * FRAME_SAMPLES));
+      const frames = Math.ceil(overflow / this.frameSamples);
+      this.queue.drop(Math.min(this.queue.length, frames * this.frameSamples));
       this.lostHere += frames;
     }
     this.queue.push(this.decoded, count);
@@ -503,7 +583,7 @@ export class WsMediaEdge {
    * 20 ms; an Opus packet of another length leaves a rest (or a shortfall) for the next tick.
    */
   private playOut(jitter: JitterBuffer): void {
-    while (this.queue.length < FRAME_SAMPLES) {
+    while (this.queue.length < this.frameSamples) {
       const frame = jitter.pop();
       if (frame.kind === 'waiting') return;
       let count = 0;
@@ -512,7 +592,7 @@ export class WsMediaEdge {
         if (count === 0) this.lostHere += 1; // arrived but is not Opus: played as a loss
       }
       if (count === 0) count = this.payloadCodec.conceal(this.decoded);
-      this.queue.push(this.decoded, count);
+      this.enqueue(count);
     }
   }
 }
