@@ -40,6 +40,8 @@ export interface Agent {
   spec: AgentSpec;
   createdAt: number;
   updatedAt: number;
+  /** The published version new conversations run; null: never published (the draft runs). */
+  liveVersionId: string | null;
 }
 
 export interface PhoneNumber {

@@ -187,6 +187,7 @@ for (const target of storeTargets()) {
               '017-agent-actions-by-action',
               '018-simulation-lists',
               '019-call-after-work',
+              '020-agent-versions',
             ],
           });
           expect(await fresh.isReady()).toBe(true);
@@ -539,6 +540,7 @@ for (const target of storeTargets()) {
           spec,
           createdAt: clock.now(),
           updatedAt: clock.now(),
+          liveVersionId: null,
         });
         expect(await store.agents.get(w.id, agent.id)).toEqual(agent);
         expect(await store.agents.get(w.id, '00000000-0000-4000-8000-000000000000')).toBeNull();
