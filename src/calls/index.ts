@@ -12,7 +12,12 @@ export {
   type EndCallReason,
 } from './status.ts';
 export { agentsUsed, callTimezone, postCallPayload } from './payload.ts';
-export { DEFAULT_CALL_SECONDS, newCallOf, type PlaceCallInput } from './admission.ts';
+export {
+  DEFAULT_CALL_SECONDS,
+  newCallOf,
+  type PlaceCallInput,
+  type ResolvedPlaceCallInput,
+} from './admission.ts';
 export type { SpeechChoice } from './context.ts';
 export type { CallRecordings } from './recording.ts';
 export { recordingUrlOf } from './payload.ts';
