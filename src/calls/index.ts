@@ -11,7 +11,7 @@ export {
   type CallStatus,
   type EndCallReason,
 } from './status.ts';
-export { agentsUsed, callTimezone, postCallPayload } from './payload.ts';
+export { agentVersionOf, agentsUsed, callTimezone, postCallPayload } from './payload.ts';
 export {
   DEFAULT_CALL_SECONDS,
   newCallOf,

@@ -138,6 +138,11 @@ export function agentVersionsRepo(db: Db, clock: Clock, transact: Transact) {
       });
     },
 
+    /** The agent's draft as a snapshot (what publishing would store); null: no such agent. */
+    async draft(workspaceId: string, agentId: string): Promise<AgentSnapshot | null> {
+      return (await draftSnapshot(db, clock, workspaceId, agentId))?.snapshot ?? null;
+    },
+
     /** One version of the agent (null: not that agent's in that workspace). */
     get(workspaceId: string, agentId: string, id: string): Promise<AgentVersion | null> {
       return versionOf(db, workspaceId, agentId, id);
