@@ -85,6 +85,8 @@ export interface Chat {
   lastInboundAt: number | null;
   /** Opened without an API key (a public widget): the only chats keyless messages reach. */
   openedWithoutKey: boolean;
+  /** The agent version the chat opened with and keeps; null: the draft. */
+  agentVersionId: string | null;
 }
 
 export const ACTION_KINDS = [
