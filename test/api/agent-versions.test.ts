@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -257,6 +258,53 @@ forEachStore('agent versions API', (target) => {
       expect(draft.executed_actions).toEqual({});
     });
 
+    it('campaign calls run the live version of their agent, and of an override agent', async () => {
+      const agent = await newAgent('Campaign version one.');
+      const v1 = await publish(agent);
+      const override = await newAgent('Override version one.');
+      const o1 = await publish(override);
+      await setGreeting(agent, 'Campaign draft.');
+      await setGreeting(override, 'Override draft.');
+      const batch = await ok('POST', '/v2/calls/batch', {
+        model_id: agent,
+        from_phone_number: FROM,
+        tasks: [
+          { to_phone_number: PERSON },
+          { to_phone_number: '+14155551235', override_model_id: override },
+        ],
+      });
+      const url = `/v2/calls/batch/${batch.batch_call_id as string}/tasks`;
+      let tasks: AnyJson[] = [];
+      for (let i = 0; i < 100; i++) {
+        await t.engine.dialer.round();
+        await t.engine.calls.idle();
+        tasks = (await ok('GET', url)).tasks as AnyJson[];
+        if (tasks.every((task) => task.call_status === 'completed')) break;
+      }
+      const records = await Promise.all(
+        tasks.map(
+          async (task) => (await ok('GET', `/v2/calls/${task.call_id as string}`)).calls[0] as AnyJson,
+        ),
+      );
+      expect(records.map((r) => [firstLine(r), r.agent_version])).toEqual([
+        ['bot: Campaign version one.', v1.version_id],
+        ['bot: Override version one.', o1.version_id],
+      ]);
+    });
+
+    it('an inbound call runs the live version of the agent that answers', async () => {
+      const number = '+14155550199';
+      await ok('POST', '/v2/custom-numbers', { phone_number: number, provider: 'sim' });
+      const agent = await newAgent('Inbound version one.', { type: 'inbound' });
+      await ok('PUT', `/v2/assistants/${agent}/phone_numbers`, { phone_numbers: [number] });
+      const v1 = await publish(agent);
+      await setGreeting(agent, 'Inbound draft.');
+      const rung = await ok('POST', '/v2/sim/inbound', { from_number: PERSON, to_number: number });
+      await t.engine.calls.idle();
+      const record = (await ok('GET', `/v2/calls/${rung.call_id as string}`)).calls[0] as AnyJson;
+      expect([firstLine(record), record.agent_version]).toEqual(['bot: Inbound version one.', v1.version_id]);
+    });
+
     it('the WebSocket media test call takes "draft", a version UUID, or nothing for the live version', async () => {
       const agent = await newAgent('Hi');
       const v1 = await publish(agent);
@@ -281,6 +329,52 @@ forEachStore('agent versions API', (target) => {
         }),
         ['body', 'agentVersion'],
       );
+    });
+  });
+
+  describe('what chats and simulations run', () => {
+    it('a chat opens on the live version and keeps it when a newer one is published', async () => {
+      const agent = await newAgent('Chat version one.');
+      const v1 = await publish(agent);
+      await setGreeting(agent, 'Chat draft.');
+      const chatId = randomUUID();
+      const opened = await ok('POST', `/v2/chat/${chatId}`, { model_id: agent });
+      expect(opened.initial_message.agent_message).toBe('Chat version one.');
+      expect(opened.agent_version).toBe(v1.version_id);
+
+      await publish(agent);
+      const turn = await ok('POST', `/v2/chat/${chatId}/messages`, { message: 'Hello?' });
+      expect(turn.current_state).toBe('ongoing');
+      const read = await ok('GET', `/v2/chat/${chatId}`);
+      expect(read.agent_version).toBe(v1.version_id);
+      expect(read.conversation_history[0].message).toBe('Chat version one.');
+
+      const later = await ok('POST', `/v2/chat/${randomUUID()}`, { model_id: agent });
+      expect(later.initial_message.agent_message).toBe('Chat draft.');
+      const fresh = await ok('POST', `/v2/chat/${randomUUID()}`, {
+        model_id: await newAgent('Unpublished.'),
+      });
+      expect([fresh.initial_message.agent_message, fresh.agent_version]).toEqual(['Unpublished.', 'draft']);
+    });
+
+    it('a simulation runs the live version', async () => {
+      const agent = await newAgent('Simulated version one.');
+      await publish(agent);
+      await setGreeting(agent, 'Simulated draft.');
+      const made = await ok('POST', '/v2/simulation_cases', {
+        name: 'asks',
+        prompt: 'You want to know the price.',
+        success_criteria: ['The agent answers'],
+        call_success_type: 'all',
+      });
+      const started = await ok('POST', '/v2/simulations', {
+        simulation_case_id: made.simulation_case.simulation_case_id,
+        target_agent_id: agent,
+        max_turns: 10,
+      });
+      await t.engine.simulations.idle();
+      const done = await ok('GET', `/v2/simulations/${started.simulation_id as string}`);
+      expect((done.transcript as string).split('\n')[0]).toBe('bot: Simulated version one.');
     });
   });
 
