@@ -949,6 +949,7 @@ for (const target of storeTargets()) {
           remoteNumber: null,
           lastInboundAt: null,
           openedWithoutKey: false,
+          agentVersionId: null,
         });
         expect(await store.chats.get(w.id, CHAT_A)).toEqual(chat);
         expect(await store.chats.get(other.id, CHAT_A)).toBeNull();
