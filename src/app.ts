@@ -4,9 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/index.ts';
 import {
   createCallService,
+  createWebCalls,
   type CallRecordings,
   type CallService,
   type SpeechChoice,
+  type WebCalls,
 } from './calls/index.ts';
 import { createSimulatedPerson } from './conversation/index.ts';
 import {
@@ -26,7 +28,11 @@ import {
   createSimCarrier,
   createWorkerPacer,
   createWsMediaCarrier,
+  WS_CODECS,
+  WS_FRAMINGS,
   type WsMediaCarrier,
+  type WsMediaHandedOver,
+  type WsMediaSessionDirectory,
   type CalleeFactory,
   type FarEndVoice,
   type SimCarrier,
@@ -37,6 +43,8 @@ import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/inde
 
 /** The NOTIFY channel that wakes dialers: a slot freed, a batch created or resumed. */
 const DIALER_CHANNEL = 'dialer';
+/** Calls waiting for a named node (a WS media call handed over). */
+const CALLS_CHANNEL = 'calls';
 import {
   DEFAULT_FLITE_VOICE,
   POCKETSPHINX_INSTALL,
@@ -62,6 +70,7 @@ import {
   type DatabaseOptions,
   type RecordingStorage,
   type Store,
+  type WsMediaSessionRecord,
 } from './store/index.ts';
 
 // The composition root: the only place that chooses implementations (which store dialect, later
@@ -206,6 +215,21 @@ function callRecordings(options: { storage: RecordingStorage; publicUrl: string 
   return { storage: options.storage, urlOf: (callId) => `${base}/v2/calls/${callId}/recording` };
 }
 
+/** Sessions other nodes handed over to `node` through the store (calls across nodes). */
+function wsMediaDirectory(store: Store, node: string): WsMediaSessionDirectory {
+  const mine = (found: WsMediaSessionRecord | null): WsMediaHandedOver | null => {
+    if (!found || found.node !== node) return null;
+    const codec = WS_CODECS.find((c) => c === found.codec);
+    const framing = WS_FRAMINGS.find((f) => f === found.framing);
+    if (!codec || !framing) return null;
+    return { sid: found.sid, callId: found.callId, codec, framing, expiresAt: found.expiresAt };
+  };
+  return {
+    bySid: async (sid) => mine(await store.wsMediaSessions.get(sid)),
+    byCall: async (callId) => mine(await store.wsMediaSessions.ofCall(callId)),
+  };
+}
+
 export interface EngineOptions {
   store: Store;
   models: ModelRouter;
@@ -235,6 +259,8 @@ export interface EngineOptions {
   webhooks?: { retryDelaysMs?: readonly number[]; attemptTimeoutMs?: number; pollIntervalMs?: number };
   /** The WebSocket media test call (default true; PARLEY_WS_MEDIA). */
   wsMedia?: boolean;
+  /** Where clients reach this node (PARLEY_PUBLIC_URL): told to the others for calls across nodes. */
+  publicUrl?: string;
 }
 
 export type Role = 'all' | 'api' | 'worker';
@@ -245,8 +271,10 @@ export interface Engine {
   services: ConversationServices;
   /** The simulated carrier (the API has it place the sim's inbound calls). */
   sim: SimCarrier;
-  /** The WebSocket media carrier (the test call); null when disabled (PARLEY_WS_MEDIA=off). */
+  /** The WebSocket media carrier, when this node runs those calls (not `api` nor PARLEY_WS_MEDIA=off). */
   wsMedia: WsMediaCarrier | null;
+  /** Starts WebSocket media test calls here or on another node; null when disabled. */
+  webCalls: WebCalls | null;
   calls: CallService;
   dialer: Dialer;
   simulations: SimulationService;
@@ -302,10 +330,17 @@ export function createEngine(options: EngineOptions): Engine {
     ...(speech?.farEnd ? { voice: speech.farEnd } : {}),
     ...(pacer ? { pacer } : {}),
   });
-  const wsMedia =
-    options.wsMedia === false ? null : createWsMediaCarrier({ serverName: options.node, clock });
   const role = options.role ?? 'all';
   const background = role !== 'api';
+  const wsMedia =
+    options.wsMedia === false || !background
+      ? null
+      : createWsMediaCarrier({
+          serverName: options.node,
+          clock,
+          logger,
+          directory: wsMediaDirectory(store, options.node),
+        });
   // Set below: the dialer and the call service wake each other.
   let wakeDialer = () => undefined as void;
   const calls = createCallService({
@@ -317,6 +352,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     logger,
     node: options.node,
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     webhooks,
     onTakeover: (deadNode) => dialer.takeOver(deadNode),
     runsCalls: background,
@@ -346,10 +382,23 @@ export function createEngine(options: EngineOptions): Engine {
     : () => void store.signals.notify(DIALER_CHANNEL).catch(() => undefined);
   const simulations = createSimulationService({ store, runtime: services.runtime, models, clock, logger });
   const loop = new AbortController();
+  const webCalls =
+    options.wsMedia === false
+      ? null
+      : createWebCalls({
+          store,
+          place: (workspace, input) => calls.place(workspace, input),
+          carrier: wsMedia,
+          node: options.node,
+          publicUrl: options.publicUrl ?? '',
+          clock,
+          wakeOthers: () => void store.signals.notify(CALLS_CHANNEL).catch(() => undefined),
+        });
   return {
     services,
     sim,
     wsMedia,
+    webCalls,
     simulations,
     calls,
     dialer: background ? dialer : { ...dialer, wake: wakeDialer },
@@ -359,6 +408,7 @@ export function createEngine(options: EngineOptions): Engine {
       webhooks.start();
       await calls.start(loop.signal);
       await store.signals.listen(DIALER_CHANNEL, () => dialer.wake(), loop.signal);
+      await store.signals.listen(CALLS_CHANNEL, () => calls.wake(), loop.signal);
       await dialer.start(loop.signal);
     },
     async stop(graceMs = 10_000) {
@@ -421,6 +471,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       messaging: overrides.messaging ?? messagingAdapters(config, clock),
       inboundWebhookTimeoutMs: config.inboundWebhookTimeoutMs,
       wsMedia: config.wsMedia,
+      publicUrl: config.publicUrl,
       role,
     });
     api = await buildApi({
@@ -430,6 +481,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       calls: engine.calls,
       sim: engine.sim,
       wsMedia: engine.wsMedia,
+      webCalls: engine.webCalls,
       recordings,
       dialer: engine.dialer,
       simulations: engine.simulations,

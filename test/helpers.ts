@@ -107,6 +107,7 @@ export async function createTestApi(
     ...(options.callsPollIntervalMs ? { callsPollIntervalMs: options.callsPollIntervalMs } : {}),
     ...(options.afterCallConcurrency ? { afterCallConcurrency: options.afterCallConcurrency } : {}),
     ...(options.wsMedia === false ? { wsMedia: false } : {}),
+    publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
   });
   const api = await buildApi({
     store,
@@ -115,6 +116,7 @@ export async function createTestApi(
     calls: engine.calls,
     sim: engine.sim,
     wsMedia: engine.wsMedia,
+    webCalls: engine.webCalls,
     ...(options.wsMediaKeepAliveMs ? { wsMediaKeepAliveMs: options.wsMediaKeepAliveMs } : {}),
     recordings,
     dialer: engine.dialer,

@@ -21,11 +21,6 @@ declare module 'fastify' {
      * no API key is asked for or read, and no public rate limit applies.
      */
     signedWebhook?: boolean;
-    /**
-     * A WebSocket media socket (the test call's far end), authenticated by its single-use session
-     * id (checked by the carrier): no API key is asked for or read.
-     */
-    mediaSocket?: boolean;
   }
 }
 
@@ -102,7 +97,7 @@ export interface AuthenticateOptions {
 export function authenticate(authenticator: Authenticator, options: AuthenticateOptions = {}) {
   return async function authenticateRequest(request: FastifyRequest): Promise<void> {
     const { config } = request.routeOptions;
-    if (config.signedWebhook || config.mediaSocket) return;
+    if (config.signedWebhook) return;
     if (request.headers.authorization === undefined && config.publicWithoutKey) {
       options.onPublic?.(request);
       return;

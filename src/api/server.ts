@@ -8,7 +8,7 @@ import type { ModelRouter } from '../providers/index.ts';
 import type { ConversationServices } from '../runtime/index.ts';
 import type { RecordingStorage, Store } from '../store/index.ts';
 import type { SimCarrier, WsMediaCarrier } from '../telephony/index.ts';
-import type { CallService } from '../calls/index.ts';
+import type { CallService, WebCalls } from '../calls/index.ts';
 import type { SimulationService } from '../simulation/index.ts';
 import { simulationRunRoutes } from './simulations/run-routes.ts';
 import { actionRoutes } from './actions/routes.ts';
@@ -23,7 +23,8 @@ import { createMetricsRegistry, registerMetrics } from './metrics.ts';
 import { createChatChannels } from './messaging/channels.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { callRoutes } from './calls/routes.ts';
-import { WS_MEDIA_MAX_MESSAGE_BYTES, wsMediaRoutes } from './calls/ws-media-routes.ts';
+import { wsMediaRoutes } from './calls/ws-media-routes.ts';
+import { WS_MEDIA_MAX_MESSAGE_BYTES, wsMediaSocketRoute } from './calls/ws-media-socket.ts';
 import { callRecordingRoutes } from './calls/recording-routes.ts';
 import { batchRoutes } from './batches/routes.ts';
 import { simulationRoutes } from './simulations/routes.ts';
@@ -66,7 +67,9 @@ export interface ApiDeps {
   calls?: CallService;
   /** The sim carrier: `POST /sim/inbound` has it ring one of the workspace's numbers. */
   sim?: Pick<SimCarrier, 'ring'>;
-  /** The WebSocket media test call; null or absent: its routes answer 503. */
+  /** The WebSocket media test call's start routes; null or absent: they answer 503. */
+  webCalls?: WebCalls | null;
+  /** This node's WS media carrier, when it runs those calls: the socket route is served. */
   wsMedia?: WsMediaCarrier | null;
   /** How often a WS media client is pinged; one that misses a pong is cut off (default 15 s). */
   wsMediaKeepAliveMs?: number;
@@ -140,8 +143,15 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerHealth(app, deps.store);
   await registerOpenApi(app, deps.publicUrl);
 
+  if (deps.wsMedia) {
+    await app.register(websocket, { options: { maxPayload: WS_MEDIA_MAX_MESSAGE_BYTES } });
+    await app.register(wsMediaSocketRoute, {
+      prefix: '/v2',
+      carrier: deps.wsMedia,
+      ...(deps.wsMediaKeepAliveMs ? { keepAliveMs: deps.wsMediaKeepAliveMs } : {}),
+    });
+  }
   if (deps.apiRoutes === false) return app;
-  await app.register(websocket, { options: { maxPayload: WS_MEDIA_MAX_MESSAGE_BYTES } });
   await app.register(
     async (v2) => {
       const auth = createAuthenticator(deps.store, clock, deps.authCacheTtlMs);
@@ -171,14 +181,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
           calls: deps.calls,
           ...(deps.sim ? { sim: deps.sim } : {}),
         });
-      if (deps.calls)
-        await v2.register(wsMediaRoutes, {
-          store: deps.store,
-          calls: deps.calls,
-          carrier: deps.wsMedia ?? null,
-          publicUrl: deps.publicUrl,
-          ...(deps.wsMediaKeepAliveMs ? { keepAliveMs: deps.wsMediaKeepAliveMs } : {}),
-        });
+      await v2.register(wsMediaRoutes, { store: deps.store, webCalls: deps.webCalls ?? null });
       if (deps.recordings)
         await v2.register(callRecordingRoutes, { store: deps.store, recordings: deps.recordings });
       await v2.register(knowledgeRoutes, {

@@ -13,6 +13,8 @@ export interface PlaceCallInput {
   id?: string;
   /** `outbound` (default), or `web`: a test call whose far end is a WebSocket client. */
   type?: 'outbound' | 'web';
+  /** The node that must run the call (a WS media call runs where its client binds); default any. */
+  node?: string;
   agent: Agent;
   /**
    * The published version the call runs (its config, actions and knowledge base attachment),
@@ -59,6 +61,7 @@ export function newCallOf(input: ResolvedPlaceCallInput): NewCall {
   const agentSpec = input.version?.snapshot.spec ?? input.agent.spec;
   return {
     ...(input.id ? { id: input.id } : {}),
+    ...(input.node ? { node: input.node } : {}),
     agentId: input.agent.id,
     agentVersionId: input.version?.id ?? null,
     type: input.type ?? 'outbound',

@@ -22,3 +22,5 @@ export type { SpeechChoice } from './context.ts';
 export type { CallRecordings } from './recording.ts';
 export { recordingUrlOf } from './payload.ts';
 export { createCallService, type CallService, type CallServiceOptions } from './service.ts';
+export { NODE_DEAD_AFTER_MS } from './liveness.ts';
+export { createWebCalls, type WebCallStart, type WebCallStarted, type WebCalls } from './web-calls.ts';

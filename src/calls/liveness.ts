@@ -1,3 +1,4 @@
+import type { NodeAbout } from '../store/index.ts';
 import { finalize } from './after-call.ts';
 import type { CallContext } from './context.ts';
 import { isCallStatus, isEndCallReason } from './status.ts';
@@ -7,22 +8,28 @@ import { isCallStatus, isEndCallReason } from './status.ts';
 // (the dialer: recipients it had claimed without a call) is told. Two nodes taking over the same
 // one is harmless: each move is a compare and set.
 
+/** A node silent this long is taken over by the others, and no longer named for new calls. */
+export const NODE_DEAD_AFTER_MS = 30_000;
+
 export interface LivenessOptions {
+  /** What this node says about itself with each heartbeat. */
+  about: NodeAbout;
   /** How often this node records that it is alive (default 5 s). */
   heartbeatMs?: number;
-  /** A node silent this long is taken over by the others (default 30 s). */
+  /** A node silent this long is taken over by the others (default NODE_DEAD_AFTER_MS). */
   deadAfterMs?: number;
   /** Told when a silent node was taken over (the dialer returns its claims to the queue). */
   onTakeover?: (deadNode: string) => Promise<void>;
 }
 
 /**
- * Calls `owner` was running when it stopped: their outcome is unknown, so they fail. Calls that
- * had hung up keep their ending; their last move is made without the analysis (it ran on the
- * stopped node), so their usage is metered and their post-call webhook sent.
+ * Calls `owner` was running when it stopped: their outcome is unknown, so they fail, and so do
+ * calls waiting to run there only (their WS media session lived there). Calls that had hung up
+ * keep their ending; their last move is made without the analysis (it ran on the stopped node),
+ * so their usage is metered and their post-call webhook sent.
  */
 export async function failInterrupted(ctx: CallContext, owner: string): Promise<number> {
-  const interrupted = await ctx.store.calls.ownedBy(owner, ['ringing', 'in-progress']);
+  const interrupted = await ctx.store.calls.ownedBy(owner, ['pending', 'ringing', 'in-progress']);
   for (const call of interrupted) {
     const workspace = await ctx.store.workspaces.get(call.workspaceId);
     if (!workspace) continue;
@@ -59,13 +66,13 @@ export async function failInterrupted(ctx: CallContext, owner: string): Promise<
 /** One liveness step, at most once per heartbeat. */
 export function createLiveness(ctx: CallContext, options: LivenessOptions): () => Promise<void> {
   const heartbeatMs = options.heartbeatMs ?? 5_000;
-  const deadAfterMs = options.deadAfterMs ?? 30_000;
+  const deadAfterMs = options.deadAfterMs ?? NODE_DEAD_AFTER_MS;
   let lastBeat = Number.NEGATIVE_INFINITY;
   return async () => {
     const now = ctx.clock.now();
     if (now - lastBeat < heartbeatMs) return;
     lastBeat = now;
-    await ctx.store.nodes.heartbeat(ctx.node);
+    await ctx.store.nodes.heartbeat(ctx.node, options.about);
     for (const dead of await ctx.store.nodes.silentSince(now - deadAfterMs, ctx.node)) {
       const failed = await failInterrupted(ctx, dead);
       await options.onTakeover?.(dead);

@@ -33,6 +33,8 @@ export interface CallServiceOptions {
   logger: Logger;
   /** This process (`PARLEY_NODE_NAME`): the owner of the calls it runs. */
   node: string;
+  /** Where clients reach this node (PARLEY_PUBLIC_URL), told to the others with each heartbeat. */
+  publicUrl?: string;
   /** Inbound webhooks: outbound HTTP (the safe fetch) and the per-attempt timeout. */
   inboundWebhook?: { http: HttpPort; timeoutMs?: number };
   /** Woken after a commit that queued a webhook. */
@@ -71,6 +73,8 @@ export interface CallService {
   run(workspace: Workspace, admitted: readonly Call[]): Promise<void>;
   /** Starts the poll for waiting calls and recovers this node's interrupted calls. */
   start(signal?: AbortSignal): Promise<void>;
+  /** Looks for waiting calls now rather than at the next poll (another node placed one for us). */
+  wake(): void;
   /** Stops admitting; calls in progress get `graceMs` to finish, then are hung up. */
   stop(graceMs?: number): Promise<void>;
   /** Resolves when no call runs in this process (tests). */
@@ -85,6 +89,8 @@ export function createCallService(options: CallServiceOptions): CallService {
   let stopped = false;
   let idleWaiters: (() => void)[] = [];
   const loop = new AbortController();
+  /** Aborted to end the poll's wait early. */
+  let nap = new AbortController();
   const mayAdmit = () => !stopped && options.runsCalls !== false;
 
   function settleIdle() {
@@ -142,7 +148,9 @@ export function createCallService(options: CallServiceOptions): CallService {
   for (const [provider, carrier] of Object.entries(options.carriers))
     carrier.onIncoming?.((incoming) => receiveInbound(ctx, inbound, provider, incoming));
 
+  const about = { publicUrl: options.publicUrl ?? '', wsMedia: 'ws' in options.carriers };
   const liveness = createLiveness(ctx, {
+    about,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.deadAfterMs ? { deadAfterMs: options.deadAfterMs } : {}),
     ...(options.onTakeover ? { onTakeover: options.onTakeover } : {}),
@@ -160,7 +168,9 @@ export function createCallService(options: CallServiceOptions): CallService {
       } catch (err) {
         logger.error({ err }, 'looking for waiting calls failed');
       }
-      await clock.sleep(options.pollIntervalMs ?? 1000, loop.signal).catch(() => undefined);
+      nap = new AbortController();
+      const woken = AbortSignal.any([loop.signal, nap.signal]);
+      await clock.sleep(options.pollIntervalMs ?? 1000, woken).catch(() => undefined);
     }
   }
 
@@ -171,9 +181,12 @@ export function createCallService(options: CallServiceOptions): CallService {
     async start(signal) {
       if (options.runsCalls === false) return;
       signal?.addEventListener('abort', () => loop.abort(), { once: true });
-      await store.nodes.heartbeat(node);
+      await store.nodes.heartbeat(node, about);
       await failInterrupted(ctx, node);
       void poll();
+    },
+    wake() {
+      nap.abort();
     },
     async stop(graceMs = 10_000) {
       stopped = true;

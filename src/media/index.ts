@@ -7,7 +7,14 @@ export {
   type AudioFrame,
   type SampleRate,
 } from './frame.ts';
-export { wrapLeg, type LegEndReason, type LegOverrides, type MediaLeg, type MediaReceiver } from './leg.ts';
+export {
+  wrapLeg,
+  type LegEndReason,
+  type LegOverrides,
+  type LinkStats,
+  type MediaLeg,
+  type MediaReceiver,
+} from './leg.ts';
 export { createDataSpeechReader, dataSpeechFrames, type DataSpeechReader } from './data-speech.ts';
 export {
   alawDecode,

@@ -21,6 +21,39 @@ export interface MediaReceiver {
   dtmf(digit: string, at: number): void;
 }
 
+/**
+ * What a leg's transport counted of the media it carried, for the call's `quality`. Generic: the
+ * WebSocket media leg fills it today, an RTP leg (SIP) can fill it the same way. Counts are of
+ * 20 ms frames as they travel (one RTP packet or one WebSocket message each).
+ */
+export interface LinkStats {
+  /** Frames accepted from the far end. */
+  framesIn: number;
+  /**
+   * Frames of the far end's that never played: sequence numbers that never came (network loss),
+   * and frames this end dropped (undecodable, or beyond a bounded queue).
+   */
+  framesLost: number;
+  /** Frames that came after their playout time and were dropped. */
+  framesLate: number;
+  /** Frames that came after a later one, still in time to play. */
+  framesReordered: number;
+  /** Messages refused as no valid frame for the call (wrong size, format or payload type). */
+  framesRefused: number;
+  /** Frames sent to the far end. */
+  framesOut: number;
+  /**
+   * The fraction (0..1) of the frames the far end's sequence numbers say were sent that never came
+   * (RFC 3550 section 6.4.1); null when the transport numbers nothing (bare payloads).
+   */
+  packetLoss: number | null;
+  /**
+   * The far end's interarrival jitter in ms (RFC 3550 section 6.4.1 and appendix A.8); null when
+   * the transport carries no media timestamps, or fewer than two frames came.
+   */
+  jitterMs: number | null;
+}
+
 export interface MediaLeg {
   /** The carrier's id for the call (`call_sid` in records). */
   readonly sid: string;
@@ -47,6 +80,11 @@ export interface MediaLeg {
   hangup(): Promise<void>;
   /** Resolves when the leg ends, with why. */
   readonly ended: Promise<LegEndReason>;
+  /**
+   * What the transport counted so far; still readable after the leg ended. Absent on legs whose
+   * transport counts nothing (the sim).
+   */
+  linkStats?(): LinkStats;
 }
 
 /** What a leg wrapper changes: the rest is the wrapped leg's own. */
@@ -64,6 +102,7 @@ export interface LegOverrides {
  */
 export function wrapLeg(leg: MediaLeg, overrides: LegOverrides): MediaLeg {
   const { audioIn, clear } = overrides;
+  const linkStats = leg.linkStats?.bind(leg);
   return {
     get sid() {
       return leg.sid;
@@ -92,5 +131,6 @@ export function wrapLeg(leg: MediaLeg, overrides: LegOverrides): MediaLeg {
     sendDtmf: (digits) => leg.sendDtmf(digits),
     transfer: (to) => leg.transfer(to),
     hangup: overrides.hangup ?? (() => leg.hangup()),
+    ...(linkStats ? { linkStats } : {}),
   };
 }

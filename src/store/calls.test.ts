@@ -285,6 +285,29 @@ for (const target of storeTargets()) {
         expect((await store.calls.admit(ws, 5, 'n')).map((x) => x.id)).toEqual([later.id]);
       });
 
+      it('admits a call waiting for a named node on that node only', async () => {
+        const holding = [await live(), await live(), await live(), await live(), await live()];
+        const pinned = await store.calls.create(ws, {
+          agentId: 'agent-1',
+          type: 'web',
+          status: 'pending',
+          phoneFrom: '+14155550100',
+          phoneTo: '+14155550102',
+          leadName: 'Bo',
+          node: 'b',
+        });
+        const anyNode = await waiting();
+        const onA = await store.calls.releaseSlots(ws, [{ id: holding[0]!.id, endedAt: 1 }], 'a');
+        expect(onA.admitted.map((x) => x.id)).toEqual([anyNode.id]);
+        await store.calls.update(ws, holding[1]!.id, ['in-progress'], {
+          status: 'completed',
+          holdsSlot: false,
+        });
+        expect(await store.calls.admit(ws, 5, 'a')).toEqual([]);
+        const onB = await store.calls.admit(ws, 5, 'b');
+        expect(onB.map((x) => [x.id, x.node, x.status])).toEqual([[pinned.id, 'b', 'ringing']]);
+      });
+
       it('releases calls of one workspace only', async () => {
         const mine = await live(other);
         const { released } = await store.calls.releaseSlots(ws, [{ id: mine.id, endedAt: 1 }], 'n');

@@ -293,7 +293,14 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
    * admitted before it) stay within `max` minus its batch's reserved_concurrency. The caller
    * holds the slot lock, or frees as many slots as it may fill.
    */
-  async function admittable(trx: Db, workspaceId: string, held: number, max: number, room: number) {
+  async function admittable(
+    trx: Db,
+    workspaceId: string,
+    node: string,
+    held: number,
+    max: number,
+    room: number,
+  ) {
     if (room <= 0) return [];
     const rows = await trx
       .selectFrom('calls as w')
@@ -301,6 +308,8 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       .select(['w.id', 'b.reserved_concurrency'])
       .where('w.workspace_id', '=', workspaceId)
       .where('w.status', '=', 'pending')
+      // A waiting call with a node named runs there only (a WS media call runs where its client binds).
+      .where((eb) => eb.or([eb('w.node', 'is', null), eb('w.node', '=', node)]))
       .where((eb) =>
         eb.or([eb('w.batch_call_id', 'is', null), eb('b.status', 'in', ['scheduled', 'in_progress'])]),
       )
@@ -544,7 +553,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       return transact(async (trx) => {
         await lockSlots(trx, workspaceId);
         const held = await busy(trx, workspaceId);
-        const ids = await admittable(trx, workspaceId, held, max, Math.min(limit, max - held));
+        const ids = await admittable(trx, workspaceId, node, held, max, Math.min(limit, max - held));
         return ringing(trx, ids, node);
       });
     },
@@ -586,6 +595,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
               case when w.batch_call_id is null then 0 else 1 end as from_batch
             from calls as w left join batches as b on b.id = w.batch_call_id, held, freed, cap
             where w.workspace_id = ${workspaceId} and w.status = 'pending'
+              and (w.node is null or w.node = ${node})
               and (w.batch_call_id is null or b.status in ('scheduled', 'in_progress'))
               and held.n - freed.n + 1 <= cap.max - coalesce(b.reserved_concurrency, 0)
             order by from_batch, w.seq
@@ -637,7 +647,7 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
           .executeTakeFirst();
         const max = Math.max(1, workspace?.max_concurrent_calls ?? 0);
         const held = await busy(trx, workspaceId);
-        const ids = await admittable(trx, workspaceId, held, max, Math.min(freed, max - held));
+        const ids = await admittable(trx, workspaceId, node, held, max, Math.min(freed, max - held));
         return { released, admitted: await ringing(trx, ids, node) };
       });
     },

@@ -46,6 +46,8 @@ export {
   type NewKnowledgeSource,
 } from './knowledge.ts';
 export type { NewWorkspace, WorkspacePatch } from './workspaces.ts';
+export type { NodeAbout, NodeInfo } from './nodes.ts';
+export type { WsMediaSessionRecord } from './ws-media-sessions.ts';
 export { newWebhookSecret } from './workspaces.ts';
 export {
   MAX_LOG_BODY_BYTES,

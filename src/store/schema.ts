@@ -213,6 +213,7 @@ export interface Schema {
   nodes: NodeTable;
   contacts: ContactTable;
   agent_versions: AgentVersionTable;
+  ws_media_sessions: WsMediaSessionTable;
 }
 
 /** A published agent version: an immutable snapshot of the agent's draft (020). */
@@ -475,6 +476,20 @@ export interface NodeTable {
   name: string;
   started_at: number;
   last_seen_at: number;
+  /** Where clients reach the node (PARLEY_PUBLIC_URL). */
+  public_url: Generated<string>;
+  /** 1: the node runs WebSocket media calls. */
+  ws_media: Generated<number>;
+}
+
+/** A WebSocket media session, readable by the node that runs its call (calls across nodes). */
+export interface WsMediaSessionTable {
+  sid: string;
+  call_id: string;
+  node: string;
+  codec: string;
+  framing: string;
+  expires_at: number;
 }
 
 /** A workspace's contact (`/v2/contacts`). */

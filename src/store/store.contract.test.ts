@@ -188,6 +188,7 @@ for (const target of storeTargets()) {
               '018-simulation-lists',
               '019-call-after-work',
               '020-agent-versions',
+              '021-ws-media-nodes',
             ],
           });
           expect(await fresh.isReady()).toBe(true);

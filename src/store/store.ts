@@ -8,6 +8,7 @@ import { calendarRepo } from './calendar.ts';
 import { callsRepo } from './calls.ts';
 import { batchesRepo } from './batches.ts';
 import { nodesRepo } from './nodes.ts';
+import { wsMediaSessionsRepo } from './ws-media-sessions.ts';
 import { simulationRunsRepo } from './simulation-runs.ts';
 import { chatsRepo } from './chats.ts';
 import { knowledgeRepo, type Transact } from './knowledge.ts';
@@ -58,6 +59,7 @@ export function repositories(
     webhooks: webhooksRepo(db, clock, dialect, transact),
     calls: callsRepo(db, clock, dialect, transact),
     nodes: nodesRepo(db, clock),
+    wsMediaSessions: wsMediaSessionsRepo(db, clock),
     simulationRuns: simulationRunsRepo(db, clock, transact),
     batches: batchesRepo(db, clock, dialect, transact, limits.maxTasksPerBatch),
     simulations: simulationsRepo(db, clock, dialect, transact),

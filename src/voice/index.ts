@@ -37,6 +37,7 @@ export {
   voiceQuality,
   type TurnKind,
   type TurnMarks,
+  type VoiceLinkQuality,
   type VoiceQuality,
   type VoiceTurnQuality,
 } from './quality.ts';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { LinkStats } from '../media/index.ts';
 import { percentile, voiceQuality, type TurnMarks } from './quality.ts';
 import { emptyMarks } from './utterance.ts';
 
@@ -17,6 +18,27 @@ function reply(endOfSpeech: number, out: number): TurnMarks {
     interruptedAt: null,
   };
 }
+
+const BASE = {
+  startedAt: T0,
+  endedAt: T0 + 10_000,
+  turns: [],
+  interruptions: 0,
+  callerSpeechMs: 0,
+  agentSpeechMs: 0,
+  droppedFrames: 0,
+};
+
+const BARE_LINK: LinkStats = {
+  framesIn: 10,
+  framesLost: 0,
+  framesLate: 0,
+  framesReordered: 0,
+  framesRefused: 0,
+  framesOut: 9,
+  packetLoss: null,
+  jitterMs: null,
+};
 
 describe('voice quality', () => {
   it('derives each stage and the end-of-speech to first-frame percentiles of replies', () => {
@@ -55,6 +77,50 @@ describe('voice quality', () => {
     expect(q.interruptions).toBe(2);
     expect(q.dropped_frames).toBe(1);
     expect(JSON.parse(JSON.stringify(q))).toEqual(q);
+  });
+
+  it('has no loss, jitter or link counts when the leg reports none', () => {
+    const q = voiceQuality({ ...BASE, link: null });
+    expect(q.packet_loss).toBeNull();
+    expect(q.jitter_ms).toBeNull();
+    expect('link' in q).toBe(false);
+    expect(voiceQuality(BASE)).toEqual(q);
+  });
+
+  it("takes the leg's link statistics: loss and jitter rounded, the frame counts as they are", () => {
+    const q = voiceQuality({
+      ...BASE,
+      link: {
+        framesIn: 2_997,
+        framesLost: 4,
+        framesLate: 1,
+        framesReordered: 6,
+        framesRefused: 2,
+        framesOut: 1_500,
+        packetLoss: 3 / 3_000,
+        jitterMs: 2.345678,
+      },
+    });
+    expect(q.packet_loss).toBe(0.001);
+    expect(q.jitter_ms).toBe(2.3);
+    expect(q.link).toEqual({
+      frames_in: 2_997,
+      frames_lost: 4,
+      frames_late: 1,
+      frames_reordered: 6,
+      frames_refused: 2,
+      frames_out: 1_500,
+    });
+    expect(JSON.parse(JSON.stringify(q))).toEqual(q);
+    // A transport without sequence numbers or timestamps still counts frames.
+    const bare = voiceQuality({ ...BASE, link: BARE_LINK });
+    expect(bare).toMatchObject({
+      packet_loss: null,
+      jitter_ms: null,
+      link: { frames_in: 10, frames_out: 9 },
+    });
+    const tiny = voiceQuality({ ...BASE, link: { ...BARE_LINK, packetLoss: 0.00004, jitterMs: 0.04 } });
+    expect(tiny).toMatchObject({ packet_loss: 0, jitter_ms: 0 });
   });
 
   it('nearest-rank percentiles, null when empty', () => {

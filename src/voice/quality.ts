@@ -1,6 +1,8 @@
 // The voice call's `quality` record (DESIGN.md section 5): per agent turn, when each stage of the
 // pipeline finished, and per call the latency percentiles, interruptions and who talked how
-// long. Plain JSON (snake_case like the text-mode CallQuality); times are ms from the answer.
+// long, and what the leg's transport counted of the media (loss, jitter, frames). Plain JSON
+// (snake_case like the text-mode CallQuality); times are ms from the answer.
+import type { LinkStats } from '../media/index.ts';
 
 export type TurnKind = 'reply' | 'greeting' | 'reminder' | 'closing' | 'voicemail';
 
@@ -66,8 +68,26 @@ export interface VoiceQuality {
   duration_ms: number;
   /** Frames from the leg that were not audio the session could use (wrong length, rate or time). */
   dropped_frames: number;
-  packet_loss: null;
-  jitter_ms: null;
+  /**
+   * The fraction (0..1, 4 decimals) of the far end's frames its sequence numbers say were sent and
+   * never came; null when the leg has no such figure (no sequence numbers, or a leg that counts
+   * nothing).
+   */
+  packet_loss: number | null;
+  /** The far end's interarrival jitter (RFC 3550) in ms, 1 decimal; null when the leg has none. */
+  jitter_ms: number | null;
+  /** The transport's frame counts; only when the leg reports them (WebSocket media). */
+  link?: VoiceLinkQuality;
+}
+
+/** What the leg's transport counted, in frames of 20 ms (see LinkStats). */
+export interface VoiceLinkQuality {
+  frames_in: number;
+  frames_lost: number;
+  frames_late: number;
+  frames_reordered: number;
+  frames_refused: number;
+  frames_out: number;
 }
 
 export interface VoiceQualityInput {
@@ -78,6 +98,8 @@ export interface VoiceQualityInput {
   callerSpeechMs: number;
   agentSpeechMs: number;
   droppedFrames: number;
+  /** The leg's link statistics at the end of the call, when it reports them. */
+  link?: LinkStats | null;
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -86,6 +108,12 @@ export function percentile(sorted: readonly number[], p: number): number | null 
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index] ?? null;
 }
+
+const roundTo = (value: number | null, decimals: number): number | null => {
+  if (value === null || !Number.isFinite(value)) return null;
+  const scale = 10 ** decimals;
+  return Math.round(value * scale) / scale;
+};
 
 const span = (from: number | null, to: number | null) =>
   from === null || to === null ? null : Math.max(0, Math.round(to - from));
@@ -119,6 +147,7 @@ export function voiceQuality(input: VoiceQualityInput): VoiceQuality {
   const duration = Math.max(0, Math.round(input.endedAt - input.startedAt));
   const caller = Math.round(input.callerSpeechMs);
   const agent = Math.round(input.agentSpeechMs);
+  const link = input.link ?? null;
   return {
     mode: 'voice',
     turns: perTurn.filter((t) => t.kind === 'reply' && t.end_of_speech_at !== null).length,
@@ -129,7 +158,19 @@ export function voiceQuality(input: VoiceQualityInput): VoiceQuality {
     silence_ms: Math.max(0, duration - caller - agent),
     duration_ms: duration,
     dropped_frames: input.droppedFrames,
-    packet_loss: null,
-    jitter_ms: null,
+    packet_loss: roundTo(link?.packetLoss ?? null, 4),
+    jitter_ms: roundTo(link?.jitterMs ?? null, 1),
+    ...(link
+      ? {
+          link: {
+            frames_in: link.framesIn,
+            frames_lost: link.framesLost,
+            frames_late: link.framesLate,
+            frames_reordered: link.framesReordered,
+            frames_refused: link.framesRefused,
+            frames_out: link.framesOut,
+          },
+        }
+      : {}),
   };
 }

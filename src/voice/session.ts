@@ -646,6 +646,7 @@ class VoiceCall {
       callerSpeechMs: this.#listener?.speechMs(endedAt) ?? 0,
       agentSpeechMs: leg.playedMs,
       droppedFrames: this.#listener?.droppedFrames ?? 0,
+      link: leg.linkStats?.() ?? null,
     });
     this.#log(
       'info',

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,49 +16,13 @@ import {
 } from '../../src/media/index.ts';
 import { createFakeSTT, createFakeTTS, createFakeVAD, monoWav } from '../../src/providers/testing/index.ts';
 import { createTestApi, forEachStore, type TestApi } from '../helpers.ts';
+import { freePort, receive, until } from './ws-media-helpers.ts';
 
 // The WebSocket media test call over a real socket against the real server on a free port
 // (WIRE.md section 10): the client is the far end, speaks data speech that the fake STT reads,
 // and hears the agent's greeting (the fake TTS's data speech) through the codec it chose.
 
 const GREETING = 'Hello from Parley';
-
-interface Received {
-  texts: Record<string, unknown>[];
-  binaries: Uint8Array[];
-  closed: Promise<{ code: number; reason: string }>;
-}
-
-function receive(socket: WebSocket): Received {
-  const texts: Record<string, unknown>[] = [];
-  const binaries: Uint8Array[] = [];
-  socket.on('message', (data, isBinary) => {
-    const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
-    if (isBinary) binaries.push(new Uint8Array(bytes));
-    else texts.push(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
-  );
-  return { texts, binaries, closed };
-}
-
-/** A port free now (the API must know its URL before it listens). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** What the client heard, read back as data speech (payload framing). */
 function heardText(binaries: Uint8Array[], codec: 'pcmu' | 'l16'): string {

@@ -20,6 +20,7 @@ import { agentActionsByAction } from './017-agent-actions-by-action.ts';
 import { simulationLists } from './018-simulation-lists.ts';
 import { callAfterWork } from './019-call-after-work.ts';
 import { agentVersions } from './020-agent-versions.ts';
+import { wsMediaNodes } from './021-ws-media-nodes.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -45,6 +46,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '018-simulation-lists': simulationLists(dialect),
     '019-call-after-work': callAfterWork(),
     '020-agent-versions': agentVersions(dialect),
+    '021-ws-media-nodes': wsMediaNodes(dialect),
   };
 }
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../core/index.ts';
-import { WS_BIND_TIMEOUT_MS, WS_SESSION_TTL_MS, createWsMediaCarrier } from './carrier.ts';
+import {
+  WS_BIND_TIMEOUT_MS,
+  WS_SESSION_TTL_MS,
+  createWsMediaCarrier,
+  type WsMediaHandedOver,
+  type WsMediaSessionDirectory,
+} from './carrier.ts';
 import type { WsMediaSocket } from './socket.ts';
 
 // The WS media carrier's sessions on a manual clock: binding, expiry, single use, and what the
@@ -124,5 +130,92 @@ describe('WS media carrier', () => {
       kind: 'failed',
       reason: 'no WebSocket media session for this call',
     });
+  });
+});
+
+describe('WS media carrier: sessions handed over by another node', () => {
+  const handedSetup = () => {
+    const clock = createManualClock();
+    const handed: WsMediaHandedOver[] = [];
+    let lookups = 0;
+    const directory: WsMediaSessionDirectory = {
+      bySid: async (sid) => (lookups++, handed.find((s) => s.sid === sid) ?? null),
+      byCall: async (callId) => (lookups++, handed.find((s) => s.callId === callId) ?? null),
+    };
+    const carrier = createWsMediaCarrier({ serverName: 'node-b', clock, directory });
+    const handOver = (callId: string, ttl = WS_SESSION_TTL_MS) => {
+      const session: WsMediaHandedOver = {
+        sid: `sid-${callId}`,
+        callId,
+        codec: 'pcmu',
+        framing: 'payload',
+        expiresAt: clock.now() + ttl,
+      };
+      handed.push(session);
+      return session;
+    };
+    return { clock, carrier, handOver, lookups: () => lookups };
+  };
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('binds a handed-over session; audio sent while it is looked up is dropped, not refused', async () => {
+    const { carrier, handOver } = handedSetup();
+    const { sid } = handOver('call-1');
+    const socket = fakeSocket();
+    carrier.connect(socket, sid);
+    socket.message(new Uint8Array(160));
+    await settle();
+    expect(socket.closed).toBeNull();
+    expect(socket.texts().at(-1)).toMatchObject({ type: 'call_info', callId: 'call-1', codec: 'pcmu' });
+    const outcome = await carrier.dial({ callId: 'call-1', from: '+15555550100', to: '+15555550100' });
+    expect(outcome.kind).toBe('answered');
+    // Single use here too.
+    const again = fakeSocket();
+    carrier.connect(again, sid);
+    await settle();
+    expect(again.closed?.code).toBe(4002);
+  });
+
+  it('a dial that comes first adopts the session and waits for the bind', async () => {
+    const { carrier, handOver, lookups } = handedSetup();
+    const { sid } = handOver('call-1');
+    const dial = carrier.dial({ callId: 'call-1', from: '+15555550100', to: '+15555550100' });
+    await settle();
+    expect(carrier.waiting).toBe(1);
+    const socket = fakeSocket();
+    carrier.connect(socket, sid);
+    expect((await dial).kind).toBe('answered');
+    expect(lookups()).toBe(1); // the bind found the adopted session here
+  });
+
+  it('refuses sessions not handed to this node, and says no-answer for an expired one', async () => {
+    const { clock, carrier, handOver } = handedSetup();
+    const stranger = fakeSocket();
+    carrier.connect(stranger, 'sid-of-another-node');
+    await settle();
+    expect(stranger.closed?.code).toBe(4001);
+    expect(
+      (await carrier.dial({ callId: 'call-unknown', from: '+15555550100', to: '+15555550100' })).kind,
+    ).toBe('failed');
+
+    handOver('call-2', 1_000);
+    await clock.tick(1_000);
+    expect(await carrier.dial({ callId: 'call-2', from: '+15555550100', to: '+15555550100' })).toEqual({
+      kind: 'no-answer',
+    });
+    const late = fakeSocket();
+    carrier.connect(late, 'sid-call-2');
+    await settle();
+    expect(late.closed?.code).toBe(4001);
+  });
+
+  it('a socket closed while its session is looked up is left alone', async () => {
+    const { carrier, handOver } = handedSetup();
+    const { sid } = handOver('call-1');
+    const socket = fakeSocket();
+    carrier.connect(socket, sid);
+    socket.close(1000, 'gone');
+    await settle();
+    expect(socket.texts().map((t) => (t as { type: string }).type)).toEqual(['server_info']);
   });
 });

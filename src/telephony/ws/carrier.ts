@@ -1,4 +1,4 @@
-import { newId, systemClock, type Clock } from '../../core/index.ts';
+import { newId, systemClock, type Clock, type Logger } from '../../core/index.ts';
 import { FRAME_MS } from '../../media/index.ts';
 import { createCallerPacer, createFrameTicker, type FramePacer } from '../pacing/index.ts';
 import type { Carrier, DialOutcome, DialRequest } from '../types.ts';
@@ -10,7 +10,9 @@ import { WS_CLOSE, type WsMediaSocket } from './socket.ts';
 // end is a WebSocket client. Starting the call opens a single-use session; the client binds it by
 // connecting with its id in the URL (legacy flow) or by sending {"type":"bind","sid"} over a
 // socket opened on the base URL (connect-then-bind). Dialing the call waits for that bind: bound
-// is answered, a session nobody binds before it expires is no-answer.
+// is answered, a session nobody binds before it expires is no-answer. A session another node
+// started for this one is read from the directory (the store) when its client binds or its call
+// is dialed here.
 
 export interface WsMediaCarrierOptions {
   /** This node's name, sent in `server_info` (PARLEY_NODE_NAME). */
@@ -24,6 +26,22 @@ export interface WsMediaCarrierOptions {
   bindTimeoutMs?: number;
   /** Makes session ids (default a UUID). */
   ids?: () => string;
+  logger?: Logger;
+  /** Sessions other nodes started for this one; without it, only sessions opened here bind. */
+  directory?: WsMediaSessionDirectory;
+}
+
+/** A session as another node handed it over. */
+export interface WsMediaHandedOver extends WsMediaSessionInit {
+  sid: string;
+  expiresAt: number;
+}
+
+export interface WsMediaSessionDirectory {
+  /** The session `sid` if it was started for this node; null otherwise. */
+  bySid(sid: string): Promise<WsMediaHandedOver | null>;
+  /** The session of call `callId` if it was started for this node; null otherwise. */
+  byCall(callId: string): Promise<WsMediaHandedOver | null>;
 }
 
 export interface WsMediaSessionInit {
@@ -35,8 +53,13 @@ export interface WsMediaSessionInit {
 export interface WsMediaCarrier extends Carrier {
   readonly name: 'ws';
   readonly serverName: string;
-  /** Opens the session of a call about to be placed. */
-  open(init: WsMediaSessionInit): { sid: string; expiresAt: number };
+  /**
+   * Opens the session of a call about to be placed; `sid` and `expiresAt` when it was made
+   * elsewhere (it was also handed over to the directory).
+   */
+  open(init: WsMediaSessionInit & { sid?: string; expiresAt?: number }): { sid: string; expiresAt: number };
+  /** How long a session opened now waits for its client. */
+  readonly sessionTtlMs: number;
   /** A client connected; with `sid` (legacy flow) it is bound at once. */
   connect(socket: WsMediaSocket, sid?: string): void;
   /** Sessions not bound yet. */
@@ -91,15 +114,24 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
       if (!session.bound && session.expiresAt + STALE_AFTER_MS <= now) byCall.delete(callId);
   }
 
-  function bind(socket: WsMediaSocket, sid: string): BoundWsMedia | null {
-    const session = sessions.get(sid);
-    if (!session) {
-      const reused = boundIds.has(sid);
+  /** A handed-over session, opened here unless it expired or its call already has one. */
+  function adopt(found: WsMediaHandedOver | null): Session | undefined {
+    if (!found || found.expiresAt <= clock.now() || byCall.has(found.callId)) return undefined;
+    const { sid, expiresAt, ...init } = found;
+    return openSession(init, sid, expiresAt);
+  }
+
+  /** The session `sid` names here, `bound` when it was bound already; undefined: not here. */
+  const here = (sid: string) => sessions.get(sid) ?? (boundIds.has(sid) ? ('bound' as const) : undefined);
+
+  function bind(socket: WsMediaSocket, session: Session | 'bound' | null): BoundWsMedia | null {
+    if (session === null || session === 'bound') {
+      const reused = session === 'bound';
       socket.send(errorFrame(reused ? 'this session is already bound' : 'unknown or expired session'));
       socket.close(reused ? WS_CLOSE.alreadyBound : WS_CLOSE.unknownSession, 'bind refused');
       return null;
     }
-    const { init } = session;
+    const { sid, init } = session;
     const bound = createWsMediaLeg({
       sid: `ws_${sid}`,
       socket,
@@ -127,43 +159,74 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
     return bound;
   }
 
+  function openSession(init: WsMediaSessionInit, sid: string, expiresAt: number): Session {
+    sweep();
+    const session: Session = {
+      sid,
+      init,
+      expiresAt,
+      bound: null,
+      answer: null,
+      expiry: new AbortController(),
+    };
+    sessions.set(sid, session);
+    byCall.set(init.callId, session);
+    clock.sleep(Math.max(0, expiresAt - clock.now()), session.expiry.signal).then(
+      () => {
+        if (session.bound) return;
+        // Kept for the call: one still waiting for a slot is no-answer when it is dialed.
+        spend(session);
+        if (session.answer) {
+          byCall.delete(init.callId);
+          session.answer({ kind: 'no-answer' });
+        }
+      },
+      () => undefined,
+    );
+    return session;
+  }
+
   return {
     name: 'ws',
     serverName: options.serverName,
+    sessionTtlMs: ttl,
 
-    open(init) {
-      sweep();
-      const sid = makeId();
-      const session: Session = {
-        sid,
-        init,
-        expiresAt: clock.now() + ttl,
-        bound: null,
-        answer: null,
-        expiry: new AbortController(),
-      };
-      sessions.set(sid, session);
-      byCall.set(init.callId, session);
-      clock.sleep(ttl, session.expiry.signal).then(
-        () => {
-          if (session.bound) return;
-          // Kept for the call: one still waiting for a slot is no-answer when it is dialed.
-          spend(session);
-          if (session.answer) {
-            byCall.delete(init.callId);
-            session.answer({ kind: 'no-answer' });
-          }
-        },
-        () => undefined,
-      );
-      return { sid, expiresAt: session.expiresAt };
+    open({ sid, expiresAt, ...init }) {
+      const session = openSession(init, sid ?? makeId(), expiresAt ?? clock.now() + ttl);
+      return { sid: session.sid, expiresAt: session.expiresAt };
     },
 
     connect(socket, sid) {
       socket.send(JSON.stringify({ type: 'server_info', 'server-name': options.serverName }));
       let bound: BoundWsMedia | null = null;
+      /** A bind whose session is being looked up: audio meanwhile is dropped. */
+      let binding = false;
       let closed = false;
       const waiting = new AbortController();
+      const bindTo = (given: string) => {
+        const found = here(given);
+        if (found !== undefined || !options.directory) {
+          bound = bind(socket, found ?? null);
+          if (bound) waiting.abort();
+          return;
+        }
+        // Not opened here: perhaps another node handed it over.
+        binding = true;
+        options.directory.bySid(given).then(
+          (handed) => {
+            binding = false;
+            if (closed) return;
+            bound = bind(socket, here(given) ?? adopt(handed) ?? null);
+            if (bound) waiting.abort();
+          },
+          (err: unknown) => {
+            binding = false;
+            options.logger?.error({ err }, 'looking up a WebSocket media session failed');
+            socket.send(errorFrame('the session could not be looked up; try again'));
+            socket.close(WS_CLOSE.tryAgain, 'try again');
+          },
+        );
+      };
       socket.onClose(() => {
         closed = true;
         waiting.abort();
@@ -173,7 +236,7 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
         if (closed) return;
         if (typeof data !== 'string') {
           if (bound) bound.audio(data);
-          else {
+          else if (!binding) {
             socket.send(errorFrame('audio before the bind'));
             socket.close(WS_CLOSE.notBound, 'not bound');
           }
@@ -187,17 +250,15 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
         }
         if (typeof message !== 'object' || message === null || !('type' in message)) return;
         if (message.type !== 'bind') return;
-        if (bound) {
+        if (bound || binding) {
           socket.send(errorFrame('this socket is already bound'));
           socket.close(WS_CLOSE.alreadyBound, 'bind refused');
           return;
         }
-        const given = 'sid' in message && typeof message.sid === 'string' ? message.sid : '';
-        bound = bind(socket, given);
-        if (bound) waiting.abort();
+        bindTo('sid' in message && typeof message.sid === 'string' ? message.sid : '');
       });
       if (sid !== undefined) {
-        bound = bind(socket, sid);
+        bindTo(sid);
         return;
       }
       clock.sleep(bindTimeout, waiting.signal).then(
@@ -215,7 +276,12 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
     },
 
     async dial(request: DialRequest): Promise<DialOutcome> {
-      const session = byCall.get(request.callId);
+      let session = byCall.get(request.callId);
+      if (!session && options.directory) {
+        const handed = await options.directory.byCall(request.callId);
+        session = byCall.get(request.callId) ?? adopt(handed);
+        if (!session && handed) return { kind: 'no-answer' }; // it expired before the call ran
+      }
       if (!session) return { kind: 'failed', reason: 'no WebSocket media session for this call' };
       if (session.bound) return { kind: 'answered', leg: session.bound.leg, answeredAt: clock.now() };
       if (!sessions.has(session.sid)) {

@@ -330,3 +330,169 @@ describe('WsMediaEdge', () => {
     expect(() => new WsMediaEdge({ codec: 'g729' as WsCodec, framing: 'rtp' })).toThrow(RangeError);
   });
 });
+
+describe('WsMediaEdge link statistics', () => {
+  /** `count` RTP messages of a sender with known counters. */
+  function packets(codec: WsCodec, count: number, options: Partial<WsMediaEdgeOptions> = {}): Uint8Array[] {
+    const sender = edgeOf({
+      codec,
+      framing: 'rtp',
+      ssrc: 42,
+      initialSequence: 100,
+      initialTimestamp: 0,
+      ...options,
+    });
+    return Array.from({ length: count }, (_, i) => sender.encode(frameOf(sineFrame(i)), i === 0));
+  }
+
+  it('counts an in-order RTP stream that came on time as no loss and no jitter', () => {
+    const receiver = edgeOf({ codec: 'pcmu', framing: 'rtp' });
+    // One packet per tick, as the carrier's beat plays them out.
+    packets('pcmu', 50).forEach((message, i) => {
+      expect(receiver.accept(message, 1_000 + i * 20)).toBeNull();
+      drain(receiver, 1, i);
+    });
+    for (let i = 0; i < 3; i += 1) receiver.encode(frameOf(sineFrame(i)), i === 0);
+    expect(drain(receiver, 10, 50)).toHaveLength(2);
+    expect(receiver.linkStats()).toEqual({
+      framesIn: 50,
+      framesLost: 0,
+      framesLate: 0,
+      framesReordered: 0,
+      framesRefused: 0,
+      framesOut: 3,
+      packetLoss: 0,
+      jitterMs: 0,
+    });
+  });
+
+  it('counts frames the jitter buffer skipped to cut its delay (a burst) as lost here', () => {
+    const receiver = edgeOf({ codec: 'pcmu', framing: 'rtp' });
+    packets('pcmu', 30).forEach((message) => receiver.accept(message, 0));
+    // 30 held, 12 at most: it skips to 3 behind the newest and plays those.
+    expect(drain(receiver, 40)).toHaveLength(3);
+    expect(receiver.linkStats()).toMatchObject({ framesIn: 30, framesLost: 27, packetLoss: 0 });
+  });
+
+  it('counts sequence gaps as loss over what the sequence numbers expected, across the wrap', () => {
+    const receiver = edgeOf({ codec: 'l16', framing: 'rtp' });
+    const messages = packets('l16', 40, { initialSequence: 65530 });
+    const dropped = new Set([3, 4, 17, 39 - 1]);
+    messages.forEach((message, i) => {
+      if (!dropped.has(i)) receiver.accept(message, i * 20);
+    });
+    const stats = receiver.linkStats();
+    // 40 sent (65530 through 33, wrapping), 4 never came.
+    expect(stats.framesIn).toBe(36);
+    expect(stats.framesLost).toBe(4);
+    expect(stats.packetLoss).toBeCloseTo(4 / 40, 10);
+    expect(stats.jitterMs).toBe(0);
+  });
+
+  it('counts reordered packets once, and a late one as received (not lost)', () => {
+    const receiver = edgeOf({ codec: 'pcma', framing: 'rtp' });
+    const messages = packets('pcma', 10);
+    // 2 comes before 1: reordered, in time to play.
+    for (const i of [0, 2, 1, 3, 4, 5]) receiver.accept(messages[i]!, i * 20);
+    drain(receiver, 6);
+    for (const i of [6, 7, 8, 9]) receiver.accept(messages[i]!, i * 20);
+    const stats = receiver.linkStats();
+    expect(stats.framesIn).toBe(10);
+    expect(stats.framesReordered).toBe(1);
+    expect(stats.packetLoss).toBe(0);
+    expect(stats.framesLost).toBe(0);
+  });
+
+  it('reports a packet after its slot played as late, and its gap is not network loss', () => {
+    const receiver = edgeOf({ codec: 'l16', framing: 'rtp' });
+    const messages = packets('l16', 5);
+    receiver.accept(messages[0]!, 0);
+    receiver.accept(messages[1]!, 20);
+    receiver.accept(messages[3]!, 60);
+    drain(receiver, 3); // plays 0, 1, and 2 as missing
+    receiver.accept(messages[2]!, 80);
+    receiver.accept(messages[4]!, 80);
+    const stats = receiver.linkStats();
+    expect(stats.framesLate).toBe(1);
+    expect(stats.framesLost).toBe(0);
+    expect(stats.packetLoss).toBe(0);
+  });
+
+  it('measures the interarrival jitter in ms (RFC 3550 A.8) against the arrival times given', () => {
+    const receiver = edgeOf({ codec: 'opus', framing: 'rtp' });
+    const messages = packets('opus', 200);
+    // Every other packet 10 ms late: each transit difference is 10 ms, so J converges to 10 ms.
+    messages.forEach((message, i) => receiver.accept(message, i * 20 + (i % 2) * 10));
+    expect(receiver.linkStats().jitterMs).toBeCloseTo(10, 3);
+    // Recomputed here by the formula, one packet at a time.
+    let jitter = 0;
+    for (let i = 1; i < 200; i += 1) jitter += (10 - jitter) / 16;
+    expect(receiver.linkStats().jitterMs).toBeCloseTo(jitter, 9);
+
+    const untimed = edgeOf({ codec: 'opus', framing: 'rtp' });
+    for (const message of messages.slice(0, 5)) untimed.accept(message);
+    expect(untimed.linkStats().jitterMs).toBeNull();
+    expect(untimed.linkStats().packetLoss).toBe(0);
+  });
+
+  it('starts a new count on a new SSRC and keeps what the first stream expected', () => {
+    const receiver = edgeOf({ codec: 'pcmu', framing: 'rtp' });
+    const first = packets('pcmu', 10, { ssrc: 1, initialSequence: 500 });
+    const second = packets('pcmu', 10, { ssrc: 2, initialSequence: 9 });
+    first.forEach((message, i) => {
+      if (i !== 5) receiver.accept(message, i * 20);
+    });
+    second.forEach((message, i) => {
+      if (i !== 2 && i !== 3) receiver.accept(message, 200 + i * 20);
+    });
+    const stats = receiver.linkStats();
+    expect(stats.framesIn).toBe(17);
+    expect(stats.framesLost).toBe(3);
+    expect(stats.packetLoss).toBeCloseTo(3 / 20, 10);
+  });
+
+  it('takes a sequence jump once the next packet confirms it, and ignores a stray one', () => {
+    const receiver = edgeOf({ codec: 'pcmu', framing: 'rtp' });
+    const before = packets('pcmu', 5, { initialSequence: 0 });
+    const stray = packets('pcmu', 1, { initialSequence: 20_000 });
+    const after = packets('pcmu', 5, { initialSequence: 40_000 });
+    before.forEach((message, i) => receiver.accept(message, i * 20));
+    receiver.accept(stray[0]!, 100);
+    after.forEach((message, i) => receiver.accept(message, 120 + i * 20));
+    const stats = receiver.linkStats();
+    // The stray and the first of the jump are not counted as sent (A.1); nothing was lost.
+    expect(stats.packetLoss).toBe(0);
+    expect(stats.framesLost).toBe(0);
+    expect(stats.framesIn).toBe(11);
+  });
+
+  it('has no loss or jitter figure for bare payloads, and counts the frames a full queue dropped', () => {
+    const sender = edgeOf({ codec: 'l16', framing: 'payload' });
+    const receiver = edgeOf({ codec: 'l16', framing: 'payload' });
+    for (let k = 1; k <= 60; k += 1)
+      receiver.accept(sender.encode(frameOf(constantFrame(k)), k === 1), k * 20);
+    receiver.accept(new Uint8Array(7), 1_300);
+    expect(receiver.linkStats()).toEqual({
+      framesIn: 60,
+      framesLost: 10,
+      framesLate: 0,
+      framesReordered: 0,
+      framesRefused: 1,
+      framesOut: 0,
+      packetLoss: null,
+      jitterMs: null,
+    });
+  });
+
+  it('refused RTP messages count as refused, not as received or sent', () => {
+    const receiver = edgeOf({ codec: 'pcmu', framing: 'rtp' });
+    const pcma = packets('pcma', 2);
+    for (const message of pcma) expect(receiver.accept(message, 0)).toBe('wrong_payload_type');
+    expect(receiver.linkStats()).toMatchObject({
+      framesIn: 0,
+      framesRefused: 2,
+      packetLoss: null,
+      jitterMs: null,
+    });
+  });
+});

@@ -1,7 +1,8 @@
 // The codec and framing edge of a WebSocket media call: turns Parley's 16 kHz 20 ms frames into
 // the binary messages the client expects (G.711, L16 or Opus; bare payloads or RTP packets) and
-// the client's messages back into 16 kHz frames, one per tick. Pure: no I/O, no timers; the
-// caller owns the socket and the 20 ms clock.
+// the client's messages back into 16 kHz frames, one per tick, and counts the link (loss and
+// jitter as RFC 3550 has them). Pure: no I/O, no timers; the caller owns the socket and the 20 ms
+// clock, and says when each message came.
 import {
   JitterBuffer,
   Resampler,
@@ -17,9 +18,13 @@ import {
   parseRtp,
   samplesPerFrame,
   seqAdd,
+  seqDiff,
   tsAdd,
+  tsDiff,
   type AudioFrame,
+  type LinkStats,
   type OpusCodec,
+  type RtpPacket,
 } from '../../media/index.ts';
 
 export type WsCodec = 'pcmu' | 'pcma' | 'l16' | 'opus';
@@ -187,6 +192,101 @@ function payloadCodecFor(codec: WsCodec): PayloadCodec {
   }
 }
 
+/** RFC 3550 appendix A.1: a packet this far ahead of the highest sequence number is a jump... */
+const MAX_DROPOUT = 3000;
+/** ...and one this far behind it too. */
+const MAX_MISORDER = 100;
+
+/**
+ * RFC 3550 reception statistics of the far end's RTP stream (section 6.4.1, appendices A.1, A.3
+ * and A.8): the packets its sequence numbers say were sent, those that came, and the interarrival
+ * jitter. A new SSRC, or a sequence jump confirmed by the next packet, starts a new count; what
+ * the earlier ones expected and received is kept in the totals.
+ */
+class RtpReception {
+  private ssrc = -1;
+  /** Extended (unwrapped) sequence numbers of the first and the highest packet of this stream. */
+  private base = 0;
+  private highest = 0;
+  private received = 0;
+  /** The sequence number that would confirm a jump (the one after a far-off packet), if any. */
+  private probation: number | null = null;
+  private earlierExpected = 0;
+  private earlierReceived = 0;
+  /** The last packet's arrival (in clock units) and timestamp, for the transit difference. */
+  private lastArrival: number | null = null;
+  private lastTimestamp = 0;
+  /** The jitter estimate in clock units, and whether any difference fed it. */
+  private jitter = 0;
+  private jitterSamples = 0;
+
+  constructor(private readonly clockRate: number) {}
+
+  /**
+   * Counts one valid packet of the stream that came at `arrivedAtMs` (on any clock in ms); without
+   * an arrival time it feeds no jitter.
+   */
+  add(packet: RtpPacket, arrivedAtMs: number | undefined): void {
+    if (packet.ssrc !== this.ssrc) this.restart(packet);
+    else {
+      const delta = seqDiff(packet.sequence, this.highest & 0xffff);
+      if (delta > MAX_DROPOUT || delta < -MAX_MISORDER) {
+        if (packet.sequence !== this.probation) {
+          this.probation = seqAdd(packet.sequence, 1); // a stray, unless the next one follows it
+          return;
+        }
+        this.restart(packet);
+      } else {
+        this.probation = null;
+        const extended = this.highest + delta;
+        if (delta > 0) this.highest = extended;
+        else if (extended < this.base) this.base = extended; // overtaken on the way at the start
+        this.received += 1;
+      }
+    }
+    if (arrivedAtMs === undefined) {
+      this.lastArrival = null;
+      return;
+    }
+    // A.8: J += (|D| - J) / 16, D the difference of two packets' transit times, in clock units.
+    const arrival = (arrivedAtMs * this.clockRate) / 1000;
+    if (this.lastArrival !== null) {
+      const d = arrival - this.lastArrival - tsDiff(packet.timestamp, this.lastTimestamp);
+      this.jitter += (Math.abs(d) - this.jitter) / 16;
+      this.jitterSamples += 1;
+    }
+    this.lastArrival = arrival;
+    this.lastTimestamp = packet.timestamp;
+  }
+
+  /** Packets the sequence numbers say were sent, and of those the ones that never came (A.3). */
+  get expected(): number {
+    return this.earlierExpected + (this.ssrc < 0 ? 0 : this.highest - this.base + 1);
+  }
+
+  get lost(): number {
+    // Duplicates count as received (A.3), so this could go below 0.
+    return Math.max(0, this.expected - this.earlierReceived - this.received);
+  }
+
+  get jitterMs(): number | null {
+    return this.jitterSamples === 0 ? null : (this.jitter * 1000) / this.clockRate;
+  }
+
+  private restart(packet: RtpPacket): void {
+    if (this.ssrc >= 0) {
+      this.earlierExpected += this.highest - this.base + 1;
+      this.earlierReceived += this.received;
+    }
+    this.ssrc = packet.ssrc;
+    this.base = packet.sequence;
+    this.highest = packet.sequence;
+    this.received = 1;
+    this.probation = null;
+    this.lastArrival = null; // transit times of different streams do not compare
+  }
+}
+
 /** A FIFO of 16 kHz samples in a fixed ring, so queueing and playing out allocate nothing. */
 class SampleQueue {
   private readonly ring: Int16Array;
@@ -241,8 +341,11 @@ export class WsMediaEdge {
   private readonly decoded: Int16Array;
   /** For the rtp framing with fixed-size codecs: the payload before it goes into the packet. */
   private readonly sendPayload: Uint8Array | null;
+  /** For the rtp framing only: the far end's stream as RFC 3550 counts it. */
+  private readonly reception: RtpReception | null;
   private received = 0;
   private refused = 0;
+  private sent = 0;
   /** Frames lost here rather than in the jitter buffer: queue overflow, undecodable Opus. */
   private lostHere = 0;
 
@@ -258,6 +361,7 @@ export class WsMediaEdge {
     this.timestamp = checkOption('initialTimestamp', options.initialTimestamp ?? randomUint(32), 0xffffffff);
     this.payloadCodec = payloadCodecFor(codec);
     this.jitter = framing === 'rtp' ? new JitterBuffer() : null;
+    this.reception = framing === 'rtp' ? new RtpReception(this.info.clockRate) : null;
     this.queue = new SampleQueue(MAX_QUEUED_FRAMES * FRAME_SAMPLES);
     this.decoded = new Int16Array(this.payloadCodec.maxDecoded);
     const { payloadBytes } = this.info;
@@ -281,6 +385,29 @@ export class WsMediaEdge {
   }
 
   /**
+   * The link's counts for the call's quality (LinkStats). With the rtp framing, loss and jitter
+   * are the client's stream as RFC 3550 counts them (by sequence number and timestamp, against the
+   * arrival times given to `accept`); bare payloads carry neither, so both are null.
+   * `framesLost` adds what was dropped here (undecodable, over the queue's bound, or skipped by
+   * the jitter buffer to cut its delay) to the sequence gaps.
+   */
+  linkStats(): LinkStats {
+    const jitter = this.jitter?.stats;
+    const reception = this.reception;
+    const expected = reception?.expected ?? 0;
+    return {
+      framesIn: this.received,
+      framesLost: (reception?.lost ?? 0) + this.lostHere + (jitter?.dropped ?? 0),
+      framesLate: jitter?.late ?? 0,
+      framesReordered: jitter?.reordered ?? 0,
+      framesRefused: this.refused,
+      framesOut: this.sent,
+      packetLoss: reception && expected > 0 ? reception.lost / expected : null,
+      jitterMs: reception?.jitterMs ?? null,
+    };
+  }
+
+  /**
    * Encodes one 20 ms frame at 16 kHz for the client; `talkspurtStart` sets the RTP marker. Returns
    * a new Uint8Array per call (it is handed to the socket).
    */
@@ -292,6 +419,7 @@ export class WsMediaEdge {
     }
     // Bare payloads are handed over as they are, so they must be new; in RTP the packet is new.
     const payload = this.payloadCodec.encode(frame.samples, this.sendPayload);
+    this.sent += 1;
     if (this.framing === 'payload') return payload;
     const packet = buildRtp({
       payloadType: this.info.payloadType,
@@ -309,9 +437,10 @@ export class WsMediaEdge {
   /**
    * Takes one binary message from the client; returns null when accepted, else why not. With the
    * rtp framing the jitter buffer keeps a view of `data` until it is played: do not reuse it.
+   * `arrivedAt` (ms, any clock) is when it came, for the jitter (none is measured without it).
    */
-  accept(data: Uint8Array): WsInboundError | null {
-    const error = this.acceptMessage(data);
+  accept(data: Uint8Array, arrivedAt?: number): WsInboundError | null {
+    const error = this.acceptMessage(data, arrivedAt);
     if (error === null) this.received += 1;
     else this.refused += 1;
     return error;
@@ -331,7 +460,7 @@ export class WsMediaEdge {
     this.payloadCodec.close();
   }
 
-  private acceptMessage(data: Uint8Array): WsInboundError | null {
+  private acceptMessage(data: Uint8Array, arrivedAt: number | undefined): WsInboundError | null {
     if (data.length > MAX_MESSAGE_BYTES) return 'too_large';
     if (!this.jitter) {
       const sizeError = this.checkPayloadSize(data.length);
@@ -347,6 +476,7 @@ export class WsMediaEdge {
     if (packet.payloadType !== this.info.payloadType) return 'wrong_payload_type';
     const sizeError = this.checkPayloadSize(packet.payload.length);
     if (sizeError) return sizeError;
+    this.reception?.add(packet, arrivedAt);
     this.jitter.insert(packet);
     return null;
   }

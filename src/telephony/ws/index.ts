@@ -5,6 +5,8 @@ export {
   createWsMediaCarrier,
   type WsMediaCarrier,
   type WsMediaCarrierOptions,
+  type WsMediaHandedOver,
+  type WsMediaSessionDirectory,
   type WsMediaSessionInit,
 } from './carrier.ts';
 export { WS_CODECS, WS_CODEC_INFO, WS_FRAMINGS, type WsCodec, type WsFraming } from './edge.ts';

@@ -8,7 +8,8 @@ import { WS_CLOSE, type WsMediaSocket } from './socket.ts';
 // client's next 20 ms (from the edge's jitter buffer or queue; silence when none came) and sends
 // the client our frame of the beat, encoded and framed by the edge. Silence is not sent: the
 // next talkspurt starts with the RTP marker. The socket closing ends the leg; ending the leg
-// tells the client (`call_ended`) and closes the socket.
+// tells the client (`call_ended`) and closes the socket. Its link statistics (for the call's
+// quality) are the edge's counts, each message timed on the carrier's clock as it comes.
 
 const SILENCE = new Int16Array(samplesPerFrame(SESSION_RATE));
 
@@ -123,11 +124,12 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
     showTranscript(line) {
       leg.sendText({ type: 'transcript', role: line.role, text: line.text });
     },
+    linkStats: () => edge.linkStats(),
   };
   return {
     leg,
     audio(data) {
-      if (!endReason) edge.accept(data);
+      if (!endReason) edge.accept(data, now());
     },
     closed() {
       end('remote_hangup');

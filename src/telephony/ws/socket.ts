@@ -18,6 +18,8 @@ export const WS_CLOSE = {
   normal: 1000,
   /** A message over the size limit. */
   tooBig: 1009,
+  /** The server could not look the session up now (the store failed); the client may retry. */
+  tryAgain: 1013,
   /** No such session, or it expired. */
   unknownSession: 4001,
   /** The session was already bound (session ids are single-use), or this socket is bound already. */
