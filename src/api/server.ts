@@ -13,6 +13,7 @@ import type { SimulationService } from '../simulation/index.ts';
 import { simulationRunRoutes } from './simulations/run-routes.ts';
 import { actionRoutes } from './actions/routes.ts';
 import { assistantRoutes } from './assistants/routes.ts';
+import { versionRoutes } from './assistants/version-routes.ts';
 import { authenticate, createAuthenticator } from './auth.ts';
 import { chatRoutes } from './chats/routes.ts';
 import { createChatTurns } from './chats/turns.ts';
@@ -158,6 +159,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       v2.addHook('onRequest', authenticate(auth, { onPublic: (request) => publicLimiter.take(request.ip) }));
       const services = deps.services;
       await v2.register(assistantRoutes, { store: deps.store });
+      await v2.register(versionRoutes, { store: deps.store });
       await v2.register(numberRoutes, { store: deps.store });
       await v2.register(actionRoutes, { store: deps.store, http: services.http });
       await v2.register(calendarRoutes, { store: deps.store, clock });

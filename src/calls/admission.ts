@@ -1,6 +1,6 @@
 import { coalescePerKey } from '../core/index.ts';
-import { knowledgeBasesOf } from '../runtime/index.ts';
-import type { Agent, Call, NewCall, Workspace } from '../store/index.ts';
+import { prepareRuns, runKey } from '../runtime/index.ts';
+import type { Agent, AgentVersion, Call, NewCall, Workspace } from '../store/index.ts';
 import type { CallContext } from './context.ts';
 import type { Prepared } from './outbound.ts';
 
@@ -16,6 +16,12 @@ export interface PlaceCallInput {
   /** The node that must run the call (a WS media call runs where its client binds); default any. */
   node?: string;
   agent: Agent;
+  /**
+   * The published version the call runs (its config, actions and knowledge base attachment),
+   * fixed now even if another is published before it starts; null: the draft; absent: the live
+   * one (the agent's `liveVersionId`; the draft while it was never published).
+   */
+  version?: AgentVersion | null;
   /** Caller id (E.164) and the provider of that number (which carrier dials). */
   from: string;
   provider: string;
@@ -47,13 +53,17 @@ const variablesOfLead = (input: PlaceCallInput) => ({
   ...(input.leadTimezone ? { lead_timezone: input.leadTimezone } : {}),
 });
 
+/** A placement whose version is known (null: the draft). */
+export type ResolvedPlaceCallInput = PlaceCallInput & { version: AgentVersion | null };
+
 /** The stored call for a placement (the dialer creates it inside its own transaction). */
-export function newCallOf(input: PlaceCallInput): NewCall {
-  const agentSpec = input.agent.spec;
+export function newCallOf(input: ResolvedPlaceCallInput): NewCall {
+  const agentSpec = input.version?.snapshot.spec ?? input.agent.spec;
   return {
     ...(input.id ? { id: input.id } : {}),
     ...(input.node ? { node: input.node } : {}),
     agentId: input.agent.id,
+    agentVersionId: input.version?.id ?? null,
     type: input.type ?? 'outbound',
     status: 'pending',
     phoneFrom: input.from,
@@ -121,23 +131,15 @@ export function createAdmission(
     if (admitted.length === 0 || !options.mayAdmit()) return; // a stopped node's calls are recovered at restart
     starting += 1;
     try {
-      // Each agent, its actions and its knowledge base once for the whole admission, not once
-      // per call (hundreds of calls starting at once would each queue for a pool connection).
-      const agentIds = [...new Set(admitted.map((c) => c.agentId))];
-      const [attached, bases, agentList] = await Promise.all([
-        store.actions.attachedTo(workspace.id, agentIds),
-        knowledgeBasesOf(store, workspace.id, agentIds),
-        Promise.all(agentIds.map((id) => store.agents.get(workspace.id, id))),
-      ]);
-      const agents = new Map<string, Prepared>();
-      agentIds.forEach((id, i) =>
-        agents.set(id, {
-          agent: agentList[i] ?? null,
-          attachedActions: attached.get(id) ?? [],
-          knowledgeBase: bases.get(id) ?? null,
-        }),
+      // Each agent version, its actions and its knowledge base once for the whole admission, not
+      // once per call (hundreds of calls starting at once would each queue for a pool connection).
+      const runs = await prepareRuns(
+        store,
+        workspace.id,
+        admitted.map((c) => ({ agentId: c.agentId, versionId: c.agentVersionId })),
       );
-      for (const call of admitted) options.launch(workspace, call, agents.get(call.agentId)!);
+      for (const call of admitted)
+        options.launch(workspace, call, runs.get(runKey(call.agentId, call.agentVersionId))!);
     } catch (err) {
       logger.error(
         { err, workspace_id: workspace.id, calls: admitted.length },
@@ -149,13 +151,20 @@ export function createAdmission(
     }
   }
 
+  /** The agent's live version, null while it was never published (its draft is live). */
+  async function liveVersionOf(agent: Agent): Promise<AgentVersion | null> {
+    if (agent.liveVersionId === null) return null;
+    return store.agentVersions.get(agent.workspaceId, agent.id, agent.liveVersionId);
+  }
+
   function admit(workspaceId: string): Promise<void> {
     if (!options.mayAdmit()) return Promise.resolve();
     return admissions.run(workspaceId);
   }
 
   async function place(workspace: Workspace, input: PlaceCallInput) {
-    const call = await store.calls.create(workspace.id, newCallOf(input));
+    const version = input.version !== undefined ? input.version : await liveVersionOf(input.agent);
+    const call = await store.calls.create(workspace.id, newCallOf({ ...input, version }));
     const { waiting: ahead, busy } = await store.calls.queueAhead(workspace.id, call.seq);
     const max = Math.max(1, workspace.maxConcurrentCalls);
     let eta = 0;

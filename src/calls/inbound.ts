@@ -1,4 +1,4 @@
-import type { Conversation } from '../runtime/index.ts';
+import { prepareRun, type AgentRun, type Conversation } from '../runtime/index.ts';
 import type { Agent, Call, Workspace } from '../store/index.ts';
 import type { IncomingCall, IncomingTaken } from '../telephony/index.ts';
 import { unavailable } from '../core/index.ts';
@@ -154,11 +154,13 @@ async function answerInbound(
     await finalize(ctx, workspace, call, { status: routing.fail, errorMessage: routing.errorMessage });
     return;
   }
-  const { agent } = routing;
+  const run = await liveRunOf(ctx, routing.agent);
+  const agent = run.agent ?? routing.agent;
   const routedFrom = call.agentId && call.agentId !== agent.id ? call.agentId : null;
   const answered = await ctx.store.calls.update(workspace.id, call.id, movesInto('in-progress'), {
     status: 'in-progress',
     agentId: agent.id,
+    agentVersionId: run.versionId,
     variables: { ...call.variables, ...routing.variables },
     metadata: { ...call.metadata, ...routing.metadata },
     ...(routedFrom ? { settings: { ...call.settings, routed_from: routedFrom } } : {}),
@@ -177,6 +179,8 @@ async function answerInbound(
       variables: answered.variables,
       style: 'voice',
       party: { ourNumber: call.phoneTo, leadNumber: call.phoneFrom },
+      attachedActions: run.attachedActions,
+      knowledgeBase: run.knowledgeBase,
     });
   } catch (err) {
     incoming.reject('unavailable');
@@ -189,4 +193,11 @@ async function answerInbound(
   const leg = await incoming.answer(call.id);
   await ctx.store.calls.update(workspace.id, call.id, ['in-progress'], { callSid: leg.sid });
   await talkAndFinish(ctx, workspace, { ...answered, callSid: leg.sid }, agent, conversation, leg, signal);
+}
+
+/** The chosen agent's live version (the draft while it was never published), read at answer. */
+async function liveRunOf(ctx: CallContext, agent: Agent): Promise<AgentRun> {
+  const run = await prepareRun(ctx.store, agent, agent.liveVersionId);
+  // A live pointer to a version that cannot be read runs the draft rather than failing the call.
+  return run.agent ? run : prepareRun(ctx.store, agent, null);
 }

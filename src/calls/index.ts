@@ -11,8 +11,13 @@ export {
   type CallStatus,
   type EndCallReason,
 } from './status.ts';
-export { agentsUsed, callTimezone, postCallPayload } from './payload.ts';
-export { DEFAULT_CALL_SECONDS, newCallOf, type PlaceCallInput } from './admission.ts';
+export { agentVersionOf, agentsUsed, callTimezone, postCallPayload } from './payload.ts';
+export {
+  DEFAULT_CALL_SECONDS,
+  newCallOf,
+  type PlaceCallInput,
+  type ResolvedPlaceCallInput,
+} from './admission.ts';
 export type { SpeechChoice } from './context.ts';
 export type { CallRecordings } from './recording.ts';
 export { recordingUrlOf } from './payload.ts';

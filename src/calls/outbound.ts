@@ -1,5 +1,5 @@
-import type { AttachedKnowledgeBase, Conversation } from '../runtime/index.ts';
-import type { Action, Agent, Call, Workspace } from '../store/index.ts';
+import type { AgentRun, Conversation } from '../runtime/index.ts';
+import type { Call, Workspace } from '../store/index.ts';
 import type { DialOutcome } from '../telephony/index.ts';
 import { finalize, talkAndFinish } from './after-call.ts';
 import type { CallContext } from './context.ts';
@@ -8,12 +8,11 @@ import { movesInto, type CallStatus } from './status.ts';
 // An admitted outbound call: open the agent's conversation (pre-call actions run now), dial
 // through the number's carrier, and talk once answered.
 
-/** A call's agent (null: deleted), its attached actions and knowledge base, read once per admission. */
-export interface Prepared {
-  agent: Agent | null;
-  attachedActions: readonly Action[];
-  knowledgeBase: AttachedKnowledgeBase | null;
-}
+/**
+ * A call's agent as its version has it (null: deleted), with that version's actions and knowledge
+ * base, read once per admission.
+ */
+export type Prepared = AgentRun;
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

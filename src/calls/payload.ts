@@ -45,6 +45,8 @@ export function postCallPayload(call: Call, options: PayloadOptions): Record<str
       recording_url: recordingUrlOf(call) ?? '',
       call_sid: call.callSid ?? '',
       agents_used: agentsUsed(call),
+      // A Parley addition to the specification's `call` object (clients ignore unknown fields).
+      agent_version: agentVersionOf(call),
       diversion: null,
       external_id: typeof call.metadata.external_id === 'string' ? call.metadata.external_id : '',
     },
@@ -61,6 +63,11 @@ export function postCallPayload(call: Call, options: PayloadOptions): Record<str
 export function recordingUrlOf(call: Call): string | null {
   const url = call.settings.recording_url;
   return typeof url === 'string' ? url : null;
+}
+
+/** The agent version the call ran: its id, or `draft`. */
+export function agentVersionOf(call: Call): string {
+  return call.agentVersionId ?? 'draft';
 }
 
 /** The agents that handled the call: the one it ended with, after any it was routed from. */

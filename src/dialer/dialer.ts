@@ -3,6 +3,7 @@ import { newId, normalizeE164, systemClock, type Clock, type Logger } from '../c
 import {
   DispatchRefused,
   type Agent,
+  type AgentVersion,
   type Batch,
   type BatchTask,
   type Call,
@@ -125,18 +126,37 @@ export function createDialer(options: DialerOptions): Dialer {
     }
   }
 
+  /** The live version of each agent that has one, in one read. */
+  async function liveVersions(workspaceId: string, agents: readonly Agent[]) {
+    const ids = agents.flatMap((a) => (a.liveVersionId === null ? [] : [a.liveVersionId]));
+    return ids.length === 0 ? new Map<string, AgentVersion>() : store.agentVersions.getMany(workspaceId, ids);
+  }
+
+  /** An agent with the version its calls run now (its live one; null: the draft). */
+  type LiveAgent = { agent: Agent; version: AgentVersion | null };
+
   /** The call of one claimed recipient, or the reason it cannot be called (it fails now). */
   async function callFor(
     workspace: Workspace,
     batch: Batch,
-    agent: Agent,
+    live: LiveAgent,
     task: BatchTask,
+    overrides: Map<string, LiveAgent | null>,
   ): Promise<NewCall | string> {
     const to = normalizeE164(task.toPhoneNumber);
     if (!to) return `to_phone_number "${task.toPhoneNumber}" is not a dialable number`;
-    let callAgent = agent;
+    let callAgent = live;
     if (task.overrideModelId) {
-      const override = await store.agents.get(workspace.id, task.overrideModelId);
+      // Each override agent (and its live version) once per claim.
+      let override = overrides.get(task.overrideModelId);
+      if (override === undefined) {
+        const agent = await store.agents.get(workspace.id, task.overrideModelId);
+        const version = agent
+          ? (await liveVersions(workspace.id, [agent])).get(agent.liveVersionId ?? '')
+          : null;
+        override = agent ? { agent, version: version ?? null } : null;
+        overrides.set(task.overrideModelId, override);
+      }
       if (!override) return `override_model_id ${task.overrideModelId} is not an agent of this workspace`;
       callAgent = override;
     }
@@ -148,7 +168,8 @@ export function createDialer(options: DialerOptions): Dialer {
     }
     return newCallOf({
       id: newId(),
-      agent: callAgent,
+      agent: callAgent.agent,
+      version: callAgent.version,
       from: batch.fromPhoneNumber,
       provider: batch.fromProvider,
       to,
@@ -169,12 +190,13 @@ export function createDialer(options: DialerOptions): Dialer {
   async function dispatch(
     workspace: Workspace,
     batch: Batch,
-    agent: Agent,
+    live: LiveAgent,
     tasks: BatchTask[],
   ): Promise<number> {
     const calls: NewCall[] = [];
+    const overrides = new Map<string, LiveAgent | null>();
     for (const task of tasks) {
-      const call = await callFor(workspace, batch, agent, task);
+      const call = await callFor(workspace, batch, live, task, overrides);
       if (typeof call === 'string') await store.batches.fail(task.id, call);
       else calls.push(call);
     }
@@ -223,15 +245,21 @@ export function createDialer(options: DialerOptions): Dialer {
     ]);
     if (!workspace) return 0;
     const agents = new Map(agentIds.map((id, i) => [id, agentList[i]]));
+    // Campaign calls run each agent's live version, read once per round.
+    const versions = await liveVersions(
+      workspaceId,
+      agentList.filter((a): a is Agent => a !== null && a !== undefined),
+    );
     const max = Math.max(1, workspace.maxConcurrentCalls);
     // inUse counts the calls waiting for a slot too (standby calls among them).
     const free = max - inUse;
     const ahead = (await standbyAllowed()) ? standbyOf(workspace) : 0;
-    const dialable: { batch: Batch; agent: Agent; wanted: number; standby: number }[] = [];
+    const dialable: { batch: Batch; agent: LiveAgent; wanted: number; standby: number }[] = [];
     for (const batch of due) {
       const agent = agents.get(batch.agentId);
       if (!agent) continue;
-      const agentZone = agent.spec.agent?.timezone ?? 'UTC';
+      const version = versions.get(agent.liveVersionId ?? '') ?? null;
+      const agentZone = (version?.snapshot.spec ?? agent.spec).agent?.timezone ?? 'UTC';
       const window = batch.callTimeWindow as CallTimeWindow | null;
       if (window && !isOpen(window, now, agentZone)) continue;
       // This batch may bring the workspace's calls up to max - reserved, no further. Standby
@@ -243,7 +271,7 @@ export function createDialer(options: DialerOptions): Dialer {
       const wanted = Math.min(Math.max(0, room), batch.pendingCount, MAX_CLAIM);
       dialable.push({
         batch,
-        agent,
+        agent: { agent, version },
         wanted,
         standby: Math.min(room + standby, batch.pendingCount, MAX_CLAIM) - wanted,
       });
@@ -289,7 +317,7 @@ export function createDialer(options: DialerOptions): Dialer {
 
   async function dispatchSafely(
     workspace: Workspace,
-    d: { batch: Batch; agent: Agent },
+    d: { batch: Batch; agent: LiveAgent },
     tasks: BatchTask[],
   ): Promise<number> {
     if (tasks.length === 0) return 0;

@@ -39,4 +39,5 @@ export {
   type ConversationSetup,
 } from './runtime.ts';
 export { adapterName, createMessagingHub, type MessagingDeps, type MessagingHub } from './messaging.ts';
+export { agentOfVersion, prepareRun, prepareRuns, runKey, type AgentRun } from './versions.ts';
 export { createConversationServices, type ConversationServices } from './services.ts';

@@ -23,6 +23,7 @@ import { calendarResolver, fetchThrough, type CalendarResolver } from './calenda
 import { finishConversation } from './finish.ts';
 import { knowledgeFor, type AttachedKnowledgeBase } from './knowledge.ts';
 import type { ReplyHub } from './replies.ts';
+import { prepareRun } from './versions.ts';
 
 // An agent brought to life for one conversation, the same way for chats, calls and simulations:
 // its model (routed by plan), its variables, its attached actions as tools with their effects,
@@ -64,6 +65,12 @@ export interface ConversationSetup {
   attachedActions?: readonly Action[];
   /** The agent's knowledge base (null: none), when the caller read it already (as above). */
   knowledgeBase?: AttachedKnowledgeBase | null;
+  /**
+   * A published version of the agent to run (its config, actions and knowledge base), read here
+   * unless the caller gave `attachedActions` (it read the version already); absent or null: the
+   * agent as given.
+   */
+  agentVersionId?: string | null;
 }
 
 export interface Conversation {
@@ -132,7 +139,21 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     return { actions: made, effects };
   }
 
-  async function open(setup: ConversationSetup): Promise<Conversation> {
+  /** The setup with its version's agent, actions and knowledge base in place. */
+  async function versioned(setup: ConversationSetup): Promise<ConversationSetup> {
+    if (!setup.agentVersionId || setup.attachedActions !== undefined) return setup;
+    const run = await prepareRun(repos, setup.agent, setup.agentVersionId);
+    if (!run.agent) throw new Error(`agent version ${setup.agentVersionId} no longer exists`);
+    return {
+      ...setup,
+      agent: run.agent,
+      attachedActions: run.attachedActions,
+      knowledgeBase: run.knowledgeBase,
+    };
+  }
+
+  async function open(given: ConversationSetup): Promise<Conversation> {
+    const setup = await versioned(given);
     const { actions: made, effects } = await actions(setup);
     if (!setup.stored) await runPreCallActions(made, http);
     const config = { ...setup.agent.spec.agent, ...setup.overrides };

@@ -50,6 +50,8 @@ async function runOne(options: RunSessionOptions, run: SimulationRun): Promise<v
   const conversation = await runtime.open({
     conversationId: run.id,
     agent,
+    // The agent's live version (the draft while it was never published).
+    agentVersionId: agent.liveVersionId,
     workspace,
     // A simulation started alone may carry custom variables for the prompt's placeholders.
     variables: run.customVariables ?? {},

@@ -35,6 +35,7 @@ function toAgent(row: Selectable<AgentTable>): Agent {
     spec: parseAgentSpec(row.spec),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    liveVersionId: row.live_version_id ?? null,
   };
 }
 
@@ -124,7 +125,7 @@ export function agentsRepo(db: Db, clock: Clock) {
       return row ? toAgent(row) : null;
     },
 
-    /** Deletes the agent and its number, action and knowledge base attachments. */
+    /** Deletes the agent, its number, action and knowledge base attachments, and its versions. */
     async delete(workspaceId: string, id: string): Promise<boolean> {
       await bumpAgentsVersion(db, workspaceId);
       await db
@@ -139,6 +140,11 @@ export function agentsRepo(db: Db, clock: Clock) {
         .execute();
       await db
         .deleteFrom('agent_knowledge')
+        .where('workspace_id', '=', workspaceId)
+        .where('agent_id', '=', id)
+        .execute();
+      await db
+        .deleteFrom('agent_versions')
         .where('workspace_id', '=', workspaceId)
         .where('agent_id', '=', id)
         .execute();

@@ -16,6 +16,8 @@ export interface Call {
   id: string;
   workspaceId: string;
   agentId: string;
+  /** The agent version the call runs, fixed at placement; null: the draft. */
+  agentVersionId: string | null;
   type: 'outbound' | 'inbound' | 'web';
   status: string;
   endCallReason: string | null;
@@ -53,6 +55,8 @@ export interface Call {
 export interface NewCall {
   id?: string;
   agentId: string;
+  /** The agent version the call runs; null or absent: the draft. */
+  agentVersionId?: string | null;
   type: Call['type'];
   /** `pending` (waits for a slot) or `registered` (inbound, being routed). */
   status: string;
@@ -77,6 +81,7 @@ export interface NewCall {
 export interface CallPatch {
   status?: string;
   agentId?: string;
+  agentVersionId?: string | null;
   endCallReason?: string | null;
   customEndCallReason?: string | null;
   errorMessage?: string | null;
@@ -120,6 +125,7 @@ function toCall(row: Selectable<CallTable>): Call {
     id: row.id,
     workspaceId: row.workspace_id,
     agentId: row.agent_id,
+    agentVersionId: row.agent_version_id ?? null,
     type: row.type as Call['type'],
     status: row.status,
     endCallReason: row.end_call_reason,
@@ -158,6 +164,7 @@ function patchValues(patch: CallPatch): Updateable<CallTable> {
   const v: Updateable<CallTable> = {};
   if (patch.status !== undefined) v.status = patch.status;
   if (patch.agentId !== undefined) v.agent_id = patch.agentId;
+  if (patch.agentVersionId !== undefined) v.agent_version_id = patch.agentVersionId;
   if (patch.endCallReason !== undefined) v.end_call_reason = patch.endCallReason;
   if (patch.customEndCallReason !== undefined) v.custom_end_call_reason = patch.customEndCallReason;
   if (patch.errorMessage !== undefined) v.error_message = patch.errorMessage;
@@ -212,6 +219,7 @@ function callRow(workspaceId: string, input: NewCall, now: number) {
     id: input.id ?? newId(),
     workspace_id: workspaceId,
     agent_id: input.agentId,
+    agent_version_id: input.agentVersionId ?? null,
     type: input.type,
     status: input.status,
     phone_from: input.phoneFrom,

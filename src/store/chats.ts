@@ -24,6 +24,7 @@ function toChat(row: Selectable<ChatTable>): Chat {
     lastInboundAt:
       row.last_inbound_at === null || row.last_inbound_at === undefined ? null : Number(row.last_inbound_at),
     openedWithoutKey: Number(row.opened_without_key) === 1,
+    agentVersionId: row.agent_version_id ?? null,
   };
 }
 
@@ -40,6 +41,8 @@ export interface NewChat {
   remoteNumber?: string | null;
   /** Opened without an API key (a public widget). */
   openedWithoutKey?: boolean;
+  /** The agent version the chat runs; null or absent: the draft. */
+  agentVersionId?: string | null;
 }
 
 /** The two ends of a text-message conversation. */
@@ -95,6 +98,7 @@ export function chatsRepo(db: Db, clock: Clock) {
           remote_number: input.remoteNumber ?? null,
           last_inbound_at: null,
           opened_without_key: input.openedWithoutKey ? 1 : 0,
+          agent_version_id: input.agentVersionId ?? null,
         })
         .onConflict((oc) => oc.column('id').doNothing())
         .returningAll()

@@ -24,6 +24,13 @@ export {
   type NewAction,
   type NewAttachment,
 } from './actions.ts';
+export type {
+  AgentVersion,
+  AgentVersionSummary,
+  AgentVersionsRepo,
+  RestoreResult,
+} from './agent-versions.ts';
+export type { AgentSnapshot, SnapshotKnowledgeBase } from './agent-snapshot.ts';
 export type { CalendarBooking, CalendarRepo, CalendarWorkingHours, NewCalendarBooking } from './calendar.ts';
 export type { ChatList, ChatListOptions, NewChat } from './chats.ts';
 export {

@@ -40,6 +40,8 @@ export interface Agent {
   spec: AgentSpec;
   createdAt: number;
   updatedAt: number;
+  /** The published version new conversations run; null: never published (the draft runs). */
+  liveVersionId: string | null;
 }
 
 export interface PhoneNumber {
@@ -83,6 +85,8 @@ export interface Chat {
   lastInboundAt: number | null;
   /** Opened without an API key (a public widget): the only chats keyless messages reach. */
   openedWithoutKey: boolean;
+  /** The agent version the chat opened with and keeps; null: the draft. */
+  agentVersionId: string | null;
 }
 
 export const ACTION_KINDS = [

@@ -53,6 +53,8 @@ export interface AgentTable {
   spec: unknown;
   created_at: number;
   updated_at: number;
+  /** The published version new conversations run; null: never published, the draft (020). */
+  live_version_id: Generated<string | null>;
 }
 
 export interface PhoneNumberTable {
@@ -104,6 +106,8 @@ export interface ChatTable {
   last_inbound_at: number | null;
   /** 1: opened without an API key (a public widget); only such chats take keyless messages. */
   opened_without_key: Generated<number>;
+  /** The agent version the chat opened with; null: the draft (020). */
+  agent_version_id: Generated<string | null>;
 }
 
 export interface KnowledgeBaseTable {
@@ -208,7 +212,22 @@ export interface Schema {
   simulations: SimulationTable;
   nodes: NodeTable;
   contacts: ContactTable;
+  agent_versions: AgentVersionTable;
   ws_media_sessions: WsMediaSessionTable;
+}
+
+/** A published agent version: an immutable snapshot of the agent's draft (020). */
+export interface AgentVersionTable {
+  seq: Generated<number>;
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  /** 1..n per agent, in publishing order. */
+  number: number;
+  description: string | null;
+  /** The AgentSnapshot (agent-versions.ts) as JSON. */
+  snapshot: unknown;
+  created_at: number;
 }
 
 export interface CalendarHoursTable {
@@ -316,6 +335,8 @@ export interface CallTable {
   holds_slot: number;
   /** 1 from the hang-up until the after-the-call work's last move. */
   after_call: Generated<number>;
+  /** The agent version the call runs, fixed at placement; null: the draft (020). */
+  agent_version_id: Generated<string | null>;
   created_at: number;
   ringing_at: number | null;
   answered_at: number | null;
@@ -420,6 +441,8 @@ export interface SimulationSessionTable {
   model_id: string;
   status: string;
   max_turns: number;
+  /** The agent version the session runs; null: the draft (020). */
+  agent_version_id: Generated<string | null>;
   total: Generated<number>;
   completed: Generated<number>;
   failed: Generated<number>;

@@ -187,6 +187,7 @@ for (const target of storeTargets()) {
               '017-agent-actions-by-action',
               '018-simulation-lists',
               '019-call-after-work',
+              '020-agent-versions',
               '021-ws-media-nodes',
             ],
           });
@@ -540,6 +541,7 @@ for (const target of storeTargets()) {
           spec,
           createdAt: clock.now(),
           updatedAt: clock.now(),
+          liveVersionId: null,
         });
         expect(await store.agents.get(w.id, agent.id)).toEqual(agent);
         expect(await store.agents.get(w.id, '00000000-0000-4000-8000-000000000000')).toBeNull();
@@ -948,6 +950,7 @@ for (const target of storeTargets()) {
           remoteNumber: null,
           lastInboundAt: null,
           openedWithoutKey: false,
+          agentVersionId: null,
         });
         expect(await store.chats.get(w.id, CHAT_A)).toEqual(chat);
         expect(await store.chats.get(other.id, CHAT_A)).toBeNull();

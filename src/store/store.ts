@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../core/index.ts';
 import { actionsRepo } from './actions.ts';
 import { agentsRepo } from './agents.ts';
+import { agentVersionsRepo } from './agent-versions.ts';
 import { apiKeysRepo } from './api-keys.ts';
 import { calendarRepo } from './calendar.ts';
 import { callsRepo } from './calls.ts';
@@ -49,6 +50,7 @@ export function repositories(
     workspaces: workspacesRepo(db, clock),
     apiKeys: apiKeysRepo(db, clock),
     agents: agentsRepo(db, clock),
+    agentVersions: agentVersionsRepo(db, clock, transact),
     phoneNumbers: phoneNumbersRepo(db, clock),
     chats: chatsRepo(db, clock),
     actions: actionsRepo(db, clock),

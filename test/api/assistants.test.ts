@@ -502,6 +502,7 @@ forEachStore('agents API', (target) => {
         voicemail_message: { enabled: false },
         end_call_reasons: [],
         knowledge_base_id: null,
+        live_version_id: null, // a Parley addition (docs/agent-versions.md)
         attached_phone_numbers: [],
         actions: [],
         input_variables: [],

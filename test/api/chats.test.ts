@@ -149,6 +149,7 @@ forEachStore('chats API', (target) => {
         executed_actions: {},
         action_execution_timeline: [],
         collected_variables: null,
+        agent_version: 'draft', // a Parley addition (docs/agent-versions.md)
         fsm_log: null,
       });
       expect(okBody(await get(id))).toEqual(chat);

@@ -30,6 +30,7 @@ export function presentAgent(
     voicemail_message: s.voicemail_message ?? { enabled: false },
     end_call_reasons: s.end_call_reasons ?? [],
     knowledge_base_id: knowledgeBaseId,
+    live_version_id: agent.liveVersionId,
     attached_phone_numbers: numbers.map((n) => ({ number: n.number, sid: n.id, slug: n.slug })),
     ...agentActionFields(actions),
     created_at: toIso(agent.createdAt),

@@ -89,6 +89,10 @@ export const AgentRead = Type.Object(
     }),
     end_call_reasons: Type.Array(Type.String()),
     knowledge_base_id: Type.Union([Type.String(), Type.Null()]),
+    live_version_id: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Parley extension: the published version new calls, chats and simulations run; null while never published (the draft runs).',
+    }),
     attached_phone_numbers: Type.Array(AttachedNumber),
     actions: Type.Array(Type.String()),
     input_variables: Type.Array(InputVariables),

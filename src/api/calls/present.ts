@@ -1,4 +1,10 @@
-import { agentsUsed, callTimezone, recordingUrlOf, type CallStatus } from '../../calls/index.ts';
+import {
+  agentVersionOf,
+  agentsUsed,
+  callTimezone,
+  recordingUrlOf,
+  type CallStatus,
+} from '../../calls/index.ts';
 import { toIso, toZonedIso } from '../../core/index.ts';
 import { presentActions } from '../../runtime/index.ts';
 import type { AgentSpec } from '../../core/index.ts';
@@ -85,6 +91,7 @@ export function presentCall(call: Call, agentTimezone?: string) {
     batch_call_id: call.batchCallId,
     quality: call.quality ?? null,
     agents_used: agentsUsed(call),
+    agent_version: agentVersionOf(call),
     ...telephony(call),
     created_at: toIso(call.createdAt),
   };

@@ -11,6 +11,7 @@ import {
 } from '../../core/index.ts';
 import type { Agent, Store } from '../../store/index.ts';
 import type { SimCarrier } from '../../telephony/index.ts';
+import { chooseVersion } from '../assistants/version-choice.ts';
 import { ok } from '../envelope.ts';
 import { agentTimezoneOf, listItem, presentCall } from './present.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
@@ -112,9 +113,11 @@ export const callRoutes: FastifyPluginAsyncTypebox<{
         throw invalidInput('body.lead_email is not an email address', ['body', 'lead_email']);
       if (body.external_webhook_url !== undefined)
         checkHttpUrl(body.external_webhook_url, ['body', 'external_webhook_url']);
+      const version = await chooseVersion(store, agent, body.agent_version, ['body', 'agent_version']);
       const variables = toVariableMap(body.custom_variables);
       const { call, eta } = await calls.place(workspace, {
         agent,
+        ...(version !== undefined ? { version } : {}),
         from: number.number,
         provider: number.provider,
         to,

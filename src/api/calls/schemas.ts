@@ -31,6 +31,13 @@ export const PlaceCallBody = Type.Object({
   metadata: Type.Optional(
     Type.Object({}, { additionalProperties: true, description: 'Returned in the record and the webhook.' }),
   ),
+  agent_version: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description:
+        'Parley extension: the agent version to run, `draft` or a version UUID of the agent; omitted: the live version.',
+    }),
+  ),
 });
 
 export const PlaceCallResponse = Type.Object({
@@ -90,6 +97,10 @@ const callFields = {
   metadata: Type.Record(Type.String(), Json),
   batch_call_id: Nullable(Type.String()),
   quality: Json,
+  agent_version: Type.String({
+    description:
+      'Parley extension: the agent version the call ran, fixed when it was placed: a version id, or `draft`.',
+  }),
   agents_used: Type.Array(Type.String(), {
     description: 'The agent that took the call, after any it was routed from.',
   }),

@@ -4,6 +4,7 @@ import type { WebCalls } from '../../calls/index.ts';
 import { invalidInput, isUuid, normalizeE164, notFound, unavailable } from '../../core/index.ts';
 import type { Store } from '../../store/index.ts';
 import { WS_CODECS, WS_FRAMINGS } from '../../telephony/index.ts';
+import { chooseVersion } from '../assistants/version-choice.ts';
 import { errorResponses, StringEnum } from '../schemas/common.ts';
 import { WS_MEDIA_PATH } from './ws-media-socket.ts';
 
@@ -23,7 +24,11 @@ const WsMediaBody = Type.Object({
   toPhoneNumber: Type.Optional(Type.String({ description: `The callee; default ${WEB_CALL_NUMBER}.` })),
   leadName: Type.Optional(Type.String({ maxLength: 200 })),
   agentVersion: Type.Optional(
-    Type.String({ description: '`draft`, a version UUID, or omitted for the live version.' }),
+    Type.String({
+      maxLength: 100,
+      description:
+        "`draft`, a version UUID of the agent (see `/assistants/{model_id}/versions`), or omitted for the live version (the agent's latest published, or the one rolled back to; the draft while never published).",
+    }),
   ),
   wsMediaCodec: Type.Optional(StringEnum(WS_CODECS, { default: 'opus' })),
   wsMediaFraming: Type.Optional(StringEnum(WS_FRAMINGS, { default: 'rtp' })),
@@ -95,19 +100,20 @@ export const wsMediaRoutes: FastifyPluginAsyncTypebox<{
       if (!isUuid(body.modelId)) throw invalidInput('body.modelId must be a UUID', ['body', 'modelId']);
       const agent = await store.agents.get(workspace.id, body.modelId);
       if (!agent) throw notFound(`body.modelId: agent ${body.modelId} not found`, 400);
-      if (body.agentVersion !== undefined && body.agentVersion !== 'draft')
-        throw invalidInput(
-          isUuid(body.agentVersion)
-            ? `body.agentVersion: agent ${agent.id} has no version ${body.agentVersion}`
-            : 'body.agentVersion must be "draft" or a version UUID',
-          ['body', 'agentVersion'],
-        );
+      const version = await chooseVersion(store, agent, body.agentVersion, ['body', 'agentVersion']);
       const attached = (await store.phoneNumbers.attachedTo(workspace.id, [agent.id])).get(agent.id) ?? [];
       const from = e164(body.fromPhoneNumber, 'fromPhoneNumber') ?? attached[0]?.number ?? WEB_CALL_NUMBER;
       const to = e164(body.toPhoneNumber, 'toPhoneNumber') ?? WEB_CALL_NUMBER;
       const serverName = body.wsMediaServerName ?? '';
       const started = await web.start(workspace, {
-        placement: { agent, from, to, leadName: body.leadName ?? '', variables: {} },
+        placement: {
+          agent,
+          ...(version !== undefined ? { version } : {}),
+          from,
+          to,
+          leadName: body.leadName ?? '',
+          variables: {},
+        },
         codec: body.wsMediaCodec ?? 'opus',
         framing: body.wsMediaFraming ?? 'rtp',
         serverName,

@@ -82,6 +82,7 @@ export function presentChat(chat: Chat) {
     start_timestamp: toIso(chat.createdAt),
     transcript: formatTranscript(snapshotOf(chat).turns, 'chat'),
     ...presentActions(chat.state),
+    agent_version: chat.agentVersionId ?? 'draft',
     // The published record's flow-designer log: Parley agents are prompt agents, so there is none.
     fsm_log: null,
   };

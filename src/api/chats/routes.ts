@@ -89,7 +89,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
       if (await store.chats.getAnyWorkspace(id)) throw conflict400(`chat_id: chat ${id} already exists`);
       const metadata = (request.body.metadata ?? {}) as Record<string, unknown>;
       // The agent's actions: pre-call custom actions run now, before the greeting.
-      const conversation = await open({ chatId: id, agent, workspace, metadata });
+      const { conversation, versionId } = await open({ chatId: id, agent, workspace, metadata });
       const s = conversation.session;
       try {
         await s.start();
@@ -103,6 +103,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
         agentId: agent.id,
         channel: 'api',
         openedWithoutKey: !keyed,
+        agentVersionId: versionId,
         metadata,
         state: stateOf(conversation),
         status: statusOf(s),

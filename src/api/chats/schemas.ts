@@ -58,6 +58,10 @@ export const ChatRecord = Type.Object({
   initial_message: Type.Union([AgentTurn, Type.Null()]),
   start_timestamp: Type.String({ format: 'date-time' }),
   transcript: Type.String(),
+  agent_version: Type.String({
+    description:
+      'Parley extension: the agent version the chat opened with and keeps: a version id, or `draft`.',
+  }),
   executed_actions: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }), {
     description: 'The latest run of each action, by action name.',
   }),

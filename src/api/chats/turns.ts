@@ -6,7 +6,13 @@ import {
   type Variables,
 } from '../../conversation/index.ts';
 import { LLMError } from '../../providers/index.ts';
-import type { AgentRuntime, Conversation, ConversationParty } from '../../runtime/index.ts';
+import {
+  prepareRun,
+  type AgentRun,
+  type AgentRuntime,
+  type Conversation,
+  type ConversationParty,
+} from '../../runtime/index.ts';
 import type { Agent, Chat, Store, Workspace } from '../../store/index.ts';
 import { snapshotOf } from './present.ts';
 
@@ -67,10 +73,11 @@ export interface ChatTurns {
   /** Runs `fn` after every earlier call for the same chat has settled. */
   inOrder<T>(chatId: string, fn: () => Promise<T>): Promise<T>;
   /**
-   * A new chat's conversation (not started): the agent's actions loaded and its pre-call custom
-   * actions run, their results feeding the prompt and greeting.
+   * A new chat's conversation (not started) on the agent's live version, which the chat keeps
+   * (store `versionId` with it): its actions loaded and its pre-call custom actions run, their
+   * results feeding the prompt and greeting.
    */
-  open(chat: OpenChat): Promise<Conversation>;
+  open(chat: OpenChat): Promise<{ conversation: Conversation; versionId: string | null }>;
   /**
    * One user message: answer, store the new state (at the version read), report the turn; null
    * when another writer moved the chat first (reload and try again).
@@ -104,16 +111,27 @@ export function createChatTurns(options: ChatTurnsOptions): ChatTurns {
     return run;
   }
 
-  const open = (chat: OpenChat) =>
-    runtime.open({
+  async function open(chat: OpenChat) {
+    const run = await liveRunOf(chat.agent);
+    const conversation = await runtime.open({
       conversationId: chat.chatId,
-      agent: chat.agent,
+      agent: run.agent ?? chat.agent,
       workspace: chat.workspace,
       variables: variablesOf(chat.metadata),
       style: 'chat',
       ...(chat.party ? { party: chat.party } : {}),
       ...(chat.overrides ? { overrides: chat.overrides } : {}),
+      attachedActions: run.attachedActions,
+      knowledgeBase: run.knowledgeBase,
     });
+    return { conversation, versionId: run.versionId };
+  }
+
+  /** The agent's live version (the draft while never published, or if it cannot be read). */
+  async function liveRunOf(agent: Agent): Promise<AgentRun> {
+    const run = await prepareRun(store, agent, agent.liveVersionId);
+    return run.agent ? run : prepareRun(store, agent, null);
+  }
 
   async function turn(
     chat: Chat,
@@ -125,9 +143,15 @@ export function createChatTurns(options: ChatTurnsOptions): ChatTurns {
       throw conflict400(`chat ${chat.id} is ${chat.status}; it takes no messages`);
     const agent = await store.agents.get(chat.workspaceId, chat.agentId);
     if (!agent) throw notFound(`the agent ${chat.agentId} of chat ${chat.id} no longer exists`, 400);
+    // The version the chat opened with, whatever was published since.
+    const run = await prepareRun(store, agent, chat.agentVersionId);
+    if (!run.agent)
+      throw notFound(`the agent version ${chat.agentVersionId} of chat ${chat.id} no longer exists`, 400);
     const conversation = await runtime.open({
       conversationId: chat.id,
-      agent,
+      agent: run.agent,
+      attachedActions: run.attachedActions,
+      knowledgeBase: run.knowledgeBase,
       workspace,
       variables: variablesOf(chat.metadata),
       style: 'chat',

@@ -94,7 +94,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
         body.initial_message ?? (body.template ? `[template ${body.template.content_sid}]` : undefined);
       // The chat's id is known before the first send, so the action records carry it.
       const chatId = randomUUID();
-      const conversation = await turns.open({
+      const { conversation, versionId } = await turns.open({
         chatId,
         agent,
         workspace,
@@ -149,6 +149,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
       const chat = await store.chats.create(workspace.id, {
         id: chatId,
         agentId: agent.id,
+        agentVersionId: versionId,
         channel: body.channel,
         metadata,
         state: stateOf(conversation),

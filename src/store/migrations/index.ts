@@ -19,6 +19,7 @@ import { keylessChats } from './016-keyless-chats.ts';
 import { agentActionsByAction } from './017-agent-actions-by-action.ts';
 import { simulationLists } from './018-simulation-lists.ts';
 import { callAfterWork } from './019-call-after-work.ts';
+import { agentVersions } from './020-agent-versions.ts';
 import { wsMediaNodes } from './021-ws-media-nodes.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
@@ -44,6 +45,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '017-agent-actions-by-action': agentActionsByAction(dialect),
     '018-simulation-lists': simulationLists(dialect),
     '019-call-after-work': callAfterWork(),
+    '020-agent-versions': agentVersions(dialect),
     '021-ws-media-nodes': wsMediaNodes(dialect),
   };
 }
