@@ -2,14 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../core/index.ts';
 import type { AudioFrame } from '../../media/index.ts';
 import { createCallerPacer, createFrameTicker } from '../pacing/index.ts';
-import { WsMediaEdge } from './edge.ts';
-import { createWsMediaLeg } from './leg.ts';
+import { WS_JITTER_TARGET_FRAMES, WsMediaEdge, type WsCodec, type WsFraming } from './edge.ts';
+import { SILENCE_AFTER_MS, createWsMediaLeg } from './leg.ts';
 import type { WsMediaSocket } from './socket.ts';
 
-// The WS media leg's link statistics: what its edge counted, with the arrival time of each
-// message on the carrier's clock (for the jitter), and still there once the leg has ended.
+// The WS media leg on a manual clock: bare payloads reach the receiver as they arrive (a burst at
+// once), with silence on the beat only when nothing came; RTP packets through the jitter buffer,
+// one per beat; G.711 at 8 kHz. And its link statistics: what its edge counted, with the arrival
+// time of each message on the carrier's clock (for the jitter), still there once the leg has ended.
 
-function setup() {
+function setup(codec: WsCodec = 'pcmu', framing: WsFraming = 'rtp') {
   const clock = createManualClock();
   const sent: (string | Uint8Array)[] = [];
   const socket: WsMediaSocket = {
@@ -21,7 +23,7 @@ function setup() {
   const bound = createWsMediaLeg({
     sid: 'ws_test',
     socket,
-    edge: new WsMediaEdge({ codec: 'pcmu', framing: 'rtp' }),
+    edge: new WsMediaEdge({ codec, framing }),
     ticker: createFrameTicker(clock),
     pacer: createCallerPacer(),
     now: () => clock.now(),
@@ -35,6 +37,193 @@ const tone = (i: number): AudioFrame => ({
   ),
   sampleRate: 16000,
   at: 0,
+});
+
+/** What the receiver got: each frame's value (all its samples are one), time, rate, and when it came. */
+interface Heard {
+  value: number;
+  at: number;
+  rate: number;
+  samples: number;
+  /** The clock when the receiver got it. */
+  got: number;
+}
+
+function listen(bound: ReturnType<typeof setup>['bound'], clock: { now(): number }): Heard[] {
+  const heard: Heard[] = [];
+  bound.leg.receive({
+    audio(frame) {
+      const value = frame.samples[0]!;
+      expect(frame.samples.every((s) => s === value)).toBe(true);
+      heard.push({
+        value,
+        at: frame.at,
+        rate: frame.sampleRate,
+        samples: frame.samples.length,
+        got: clock.now(),
+      });
+    },
+    dtmf() {},
+  });
+  return heard;
+}
+
+/** A client edge sending L16 frames that are each one value (`k * 100`), so each is told apart. */
+function l16Client(framing: WsFraming) {
+  const client = new WsMediaEdge({ codec: 'l16', framing, ssrc: 5, initialSequence: 0, initialTimestamp: 0 });
+  let first = true;
+  return {
+    frame(k: number): Uint8Array {
+      const message = client.encode(
+        { samples: new Int16Array(320).fill(k * 100), sampleRate: 16000, at: 0 },
+        first,
+      );
+      first = false;
+      return message;
+    },
+    close: () => client.close(),
+  };
+}
+
+describe('WS media leg, the client audio', () => {
+  it('hands bare payloads over as they come: a burst after a stall at once, not one per beat', async () => {
+    const { clock, bound } = setup('l16', 'payload');
+    const t0 = clock.now();
+    const heard = listen(bound, clock);
+    const client = l16Client('payload');
+    // Steady: a frame 7 ms after each beat.
+    for (let k = 1; k <= 5; k += 1) {
+      await clock.tick(k === 1 ? 27 : 20);
+      bound.audio(client.frame(k));
+    }
+    const steady = heard.filter((h) => h.value !== 0);
+    expect(steady.map((h) => h.value)).toEqual([100, 200, 300, 400, 500]);
+    // Each at once, timed at its arrival: no wait for the beat.
+    expect(steady.map((h) => h.got - t0)).toEqual([27, 47, 67, 87, 107]);
+    expect(steady.map((h) => h.at - t0)).toEqual([27, 47, 67, 87, 107]);
+    // The client stalls for 100 ms, then sends the 5 frames it held at once: all reach the
+    // receiver then, timed when they were due.
+    await clock.tick(100);
+    const before = heard.length;
+    for (let k = 6; k <= 10; k += 1) bound.audio(client.frame(k));
+    const burst = heard.slice(before);
+    expect(burst.map((h) => h.value)).toEqual([600, 700, 800, 900, 1000]);
+    expect(burst.every((h) => h.got === t0 + 207)).toBe(true);
+    expect(burst.map((h) => h.at - t0)).toEqual([127, 147, 167, 187, 207]);
+    // And the frame after it is not held behind the burst either.
+    await clock.tick(20);
+    bound.audio(client.frame(11));
+    expect(heard.at(-1)).toMatchObject({ value: 1100, got: t0 + 227, at: t0 + 227 });
+    // The client pauses, then sends a whole line at once (10 frames): all of it at once, 20 ms
+    // apart from its arrival; the beats its audio covers get no silence.
+    await clock.tick(173); // 400
+    const line = heard.length;
+    for (let k = 12; k <= 21; k += 1) bound.audio(client.frame(k));
+    expect(heard.slice(line).map((h) => [h.value, h.at - t0, h.got - t0])).toEqual(
+      Array.from({ length: 10 }, (_, i) => [(12 + i) * 100, 400 + i * 20, 400]),
+    );
+    await clock.tick(260); // to 660: beats from 420 to 660
+    expect(heard.slice(line + 10).map((h) => [h.value, h.at - t0])).toEqual([
+      [0, 600],
+      [0, 620],
+      [0, 640],
+      [0, 660],
+    ]);
+    expect(heard.every((h) => h.rate === 16000 && h.samples === 320)).toBe(true);
+    client.close();
+    bound.closed();
+  });
+
+  it('fills a beat with silence only when nothing came for a beat and a bit', async () => {
+    const { clock, bound } = setup('l16', 'payload');
+    const t0 = clock.now();
+    const heard = listen(bound, clock);
+    const client = l16Client('payload');
+    // Nothing came yet: silence on every beat.
+    await clock.tick(60);
+    expect(heard.map((h) => [h.value, h.at - t0])).toEqual([
+      [0, 20],
+      [0, 40],
+      [0, 60],
+    ]);
+    // A frame every 20 ms, 1 ms before the beat and jittering up to 4 ms either way, across it:
+    // no silence slips in between them.
+    const offsets = [-1, 3, -4, 2, 4, -3, 1, -1, 4, -4];
+    let t = 60;
+    for (const [k, offset] of offsets.entries()) {
+      const due = 80 + k * 20 + offset;
+      await clock.tick(due - t);
+      t = due;
+      bound.audio(client.frame(k + 1));
+    }
+    const during = heard.slice(3);
+    expect(during.map((h) => h.value)).toEqual(offsets.map((_, k) => (k + 1) * 100));
+    // The client goes quiet (sends nothing) after its frame at 256 ms: the beat at 280 still
+    // waits (24 ms), silence from the first beat SILENCE_AFTER_MS after it, then on every beat.
+    expect(SILENCE_AFTER_MS).toBe(30);
+    await clock.tick(320 - t);
+    const quiet = heard.slice(3 + offsets.length);
+    expect(quiet.map((h) => [h.value, h.at - t0])).toEqual([
+      [0, 300],
+      [0, 320],
+    ]);
+    // It speaks again: at once, and the beats stop filling.
+    await clock.tick(105);
+    expect(heard).toHaveLength(3 + offsets.length + 7);
+    bound.audio(client.frame(42));
+    await clock.tick(15);
+    expect(heard.slice(3 + offsets.length + 7)).toMatchObject([{ value: 4200, at: t0 + 425 }]);
+    client.close();
+    bound.closed();
+  });
+
+  it('plays RTP through the jitter buffer, one frame per beat from the third one held', async () => {
+    expect(WS_JITTER_TARGET_FRAMES).toBe(3);
+    const { clock, bound } = setup('l16', 'rtp');
+    const t0 = clock.now();
+    const heard = listen(bound, clock);
+    const client = l16Client('rtp');
+    // Packets 7 ms after each beat; a burst of three after a stall.
+    const sendAt = [27, 47, 67, 147, 147, 147, 167];
+    let t = 0;
+    for (const [k, at] of sendAt.entries()) {
+      await clock.tick(at - t);
+      t = at;
+      bound.audio(client.frame(k + 1));
+    }
+    await clock.tick(240 - t);
+    const audio = heard.filter((h) => h.value !== 0);
+    // The first plays on the beat after the third came (80 ms, 53 ms after it came), then one
+    // per beat; the jitter buffer ran dry while the client stalled, and the burst of three filled
+    // it again, to play on the next beat.
+    expect(audio.map((h) => [h.value, h.at - t0])).toEqual([
+      [100, 80],
+      [200, 100],
+      [300, 120],
+      [400, 160],
+      [500, 180],
+      [600, 200],
+      [700, 220],
+    ]);
+    expect(heard.every((h) => h.got === h.at)).toBe(true);
+    client.close();
+    bound.closed();
+  });
+
+  it.each(['rtp', 'payload'] as const)('hands G.711 (%s) over at 8 kHz, silence too', async (framing) => {
+    const { clock, bound } = setup('pcma', framing);
+    const heard = listen(bound, clock);
+    await clock.tick(40);
+    const client = new WsMediaEdge({ codec: 'pcma', framing });
+    for (let k = 0; k < 4; k += 1) {
+      bound.audio(client.encode({ samples: new Int16Array(320), sampleRate: 16000, at: 0 }, k === 0));
+      await clock.tick(20);
+    }
+    expect(heard.length).toBeGreaterThanOrEqual(6);
+    expect(heard.every((h) => h.rate === 8000 && h.samples === 160)).toBe(true);
+    client.close();
+    bound.closed();
+  });
 });
 
 describe('WS media leg link statistics', () => {
