@@ -11,6 +11,7 @@ import { runTtsCase } from './tts.ts';
 import { runVadCase, vadPhaseSeconds } from './vad.ts';
 import { runVoiceCase, voicePhaseSeconds } from './voice.ts';
 import { runWebhooksCase, webhookPhaseSeconds } from './webhooks.ts';
+import { runWsMediaCase, wsMediaPhaseSeconds } from './ws-media.ts';
 
 interface BenchCase {
   run(ctx: CaseContext): Promise<void>;
@@ -40,6 +41,8 @@ const CASES: Record<string, BenchCase> = {
   stt: { run: runSttCase, loadSeconds: () => sttPhaseSeconds() },
   // Platform share (1 and 200 calls), concurrent calls with API load (PARLEY_BENCH_VOICE_*), offline defaults.
   voice: { run: runVoiceCase, loadSeconds: () => voicePhaseSeconds() },
+  // WS media test calls from real clients in a child process: share (1 and 200 calls), steps (PARLEY_BENCH_WS_MEDIA_*).
+  'ws-media': { run: runWsMediaCase, loadSeconds: () => wsMediaPhaseSeconds() },
 };
 
 const SETUP_ALLOWANCE_S = 60;
