@@ -6,6 +6,7 @@ import {
   WS_FRAMINGS,
   WS_JITTER_MAX_FRAMES,
   WS_JITTER_TARGET_FRAMES,
+  WS_PAYLOAD_TIMING,
   WsMediaEdge,
   type WsCodec,
   type WsFraming,
@@ -379,6 +380,28 @@ describe('WsMediaEdge', () => {
     expect(flood.slice(0, 51).map((f) => f.at)).toEqual(Array.from({ length: 51 }, (_, i) => 2_000 + i * 20));
     expect(flood.slice(50).every((f) => f.at === 3_000)).toBe(true);
     expect(receiver.stats).toEqual({ received: 73, refused: 0, lost: 0, late: 0, reordered: 0 });
+  });
+
+  it('brings a timeline that a burst pushed ahead of the clock back to it as the stream goes on', () => {
+    const sender = edgeOf({ codec: 'pcmu', framing: 'payload' });
+    const receiver = edgeOf({ codec: 'pcmu', framing: 'payload' });
+    const send = (k: number, at: number): number[] => {
+      expect(receiver.accept(sender.encode(frameOf(sineFrame(k)), k === 0), at)).toBeNull();
+      return arrived(receiver, at).map((f) => f.at);
+    };
+    expect(send(0, 0)).toEqual([0]);
+    // A stall past the back-fill: the timeline restarts at the burst's arrival, so the 8 frames
+    // of the burst run 140 ms ahead of the clock, 20 ms apart.
+    const burst = Array.from({ length: 8 }, (_, i) => send(i + 1, 300)).flat();
+    expect(burst).toEqual(Array.from({ length: 8 }, (_, i) => 300 + i * 20));
+    // The steady stream after it: each frame is timed catchUpMs sooner than the timeline until
+    // it is back on its arrival, and then stays there.
+    const { catchUpMs } = WS_PAYLOAD_TIMING;
+    const steady = Array.from({ length: 60 }, (_, i) => send(i + 9, 320 + i * 20)).flat();
+    const ahead = steady.map((at, i) => at - (320 + i * 20));
+    expect(ahead[0]).toBe(140 - catchUpMs);
+    for (let i = 1; i < ahead.length; i += 1) expect(ahead[i]).toBe(Math.max(0, ahead[i - 1]! - catchUpMs));
+    expect(ahead.at(-1)).toBe(0);
   });
 
   it('hands an Opus packet of 60 ms over as three 20 ms frames at once, 20 ms apart', () => {

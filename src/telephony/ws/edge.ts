@@ -86,9 +86,17 @@ export const WS_JITTER_MAX_FRAMES = 12;
  * so a burst keeps its spacing. A frame that comes within `backfillMs` of where the last one ended
  * continues that timeline (a burst after a stall goes back into the gap it left); after a longer
  * gap the timeline restarts at the arrival. No frame is timed more than `aheadMs` ahead of its
- * arrival (a whole line sent at once).
+ * arrival (a whole line sent at once). A frame that comes `burstMs` or more after the one before
+ * (a steady stream, not a burst) while the timeline runs ahead of the clock is timed `catchUpMs`
+ * sooner than the timeline says, so a burst that went ahead does not leave the call timed ahead
+ * (endpointing would wait that much longer) for the rest of the call.
  */
-export const WS_PAYLOAD_TIMING = Object.freeze({ backfillMs: 100, aheadMs: 1_000 });
+export const WS_PAYLOAD_TIMING = Object.freeze({
+  backfillMs: 100,
+  aheadMs: 1_000,
+  burstMs: 10,
+  catchUpMs: 4,
+});
 /**
  * Decoded audio not yet handed over is at most one packet (an Opus packet carries up to 120 ms)
  * plus what is left of the one before (under 20 ms): the queue never overflows.
@@ -389,6 +397,8 @@ export class WsMediaEdge {
   private lostHere = 0;
   /** Payload framing: where the audio handed over so far ends on the timeline (null: none yet). */
   private timelineEnd: number | null = null;
+  /** Payload framing: when the last message with audio came. */
+  private lastPayloadAt: number | null = null;
 
   constructor(options: WsMediaEdgeOptions) {
     const { codec, framing } = options;
@@ -501,11 +511,14 @@ export class WsMediaEdge {
    */
   takeArrived(arrivedAt: number): AudioFrame | null {
     if (this.jitter || this.queue.length < this.frameSamples) return null;
+    const { backfillMs, aheadMs, burstMs, catchUpMs } = WS_PAYLOAD_TIMING;
     const end = this.timelineEnd;
-    const at =
-      end === null || end < arrivedAt - WS_PAYLOAD_TIMING.backfillMs
-        ? arrivedAt
-        : Math.min(end, arrivedAt + WS_PAYLOAD_TIMING.aheadMs);
+    const steady = this.lastPayloadAt === null || arrivedAt - this.lastPayloadAt >= burstMs;
+    this.lastPayloadAt = arrivedAt;
+    let at: number;
+    if (end === null || end < arrivedAt - backfillMs) at = arrivedAt;
+    else if (end > arrivedAt && steady) at = Math.max(arrivedAt, end - catchUpMs);
+    else at = Math.min(end, arrivedAt + aheadMs);
     this.timelineEnd = at + FRAME_MS;
     return this.shiftFrame(at);
   }
