@@ -25,7 +25,13 @@
 // PARLEY_BENCH_WS_MEDIA_STEP_S (20), PARLEY_BENCH_WS_MEDIA_SINGLE_S (60),
 // PARLEY_BENCH_WS_MEDIA_SHARE_CALLS (200), PARLEY_BENCH_WS_MEDIA_SHARE_S (20),
 // PARLEY_BENCH_WS_MEDIA_CLIENT_NICE (0; e.g. 10 runs the clients' process at that nice value so the
-// OS runs Parley first, at the cost of late clients on a busy machine).
+// OS runs Parley first, at the cost of late clients on a busy machine),
+// PARLEY_BENCH_WS_MEDIA_SENDER (worker, or main: sets PARLEY_WS_MEDIA_SENDER, who writes the frames).
+//
+// With the `worker` sender the pacer worker writes each frame to the socket itself, so no send
+// passes the wrapper: each frame is then timed by the pacer's own stamps (its slot on the pacer's
+// grid and when it left, on the pacer's thread), handed back through the socket's `frameLeft`
+// hook, as the voice case does for sim legs (`SentBeat`).
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg, setPriority } from 'node:os';
@@ -98,6 +104,8 @@ interface Settings {
   shareCalls: number;
   shareS: number;
   clientNice: number;
+  /** Who writes the frames to the sockets (PARLEY_WS_MEDIA_SENDER). */
+  sender: 'worker' | 'main';
 }
 
 function intEnv(name: string, fallback: number, min: number, max: number): number {
@@ -107,6 +115,13 @@ function intEnv(name: string, fallback: number, min: number, max: number): numbe
   if (!Number.isInteger(value) || value < min || value > max)
     throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return value;
+}
+
+function senderEnv(): Settings['sender'] {
+  const raw = process.env.PARLEY_BENCH_WS_MEDIA_SENDER || process.env.PARLEY_WS_MEDIA_SENDER || 'worker';
+  if (raw !== 'worker' && raw !== 'main')
+    throw new Error(`PARLEY_BENCH_WS_MEDIA_SENDER must be worker or main, got "${raw}"`);
+  return raw;
 }
 
 function settings(): Settings {
@@ -127,6 +142,7 @@ function settings(): Settings {
     shareCalls: intEnv('PARLEY_BENCH_WS_MEDIA_SHARE_CALLS', 200, 1, 2000),
     shareS: intEnv('PARLEY_BENCH_WS_MEDIA_SHARE_S', 20, 5, 300),
     clientNice: intEnv('PARLEY_BENCH_WS_MEDIA_CLIENT_NICE', 0, 0, 19),
+    sender: senderEnv(),
   };
 }
 
@@ -214,6 +230,10 @@ class SendProbe {
   sock = new Int32Array(0);
   dn = new Float64Array(0);
   at = new Float64Array(0);
+  /** Frames the pacer worker wrote: their slot on its grid, on preciseNow()'s scale. */
+  slotAt = new Float64Array(0);
+  /** Frames came through `frameLeft` (the worker sender): timed by the pacer's stamps. */
+  paced = false;
   dur = new Float32Array(0);
   batch = new Int32Array(0);
   #batchId = 0;
@@ -248,6 +268,8 @@ class SendProbe {
     this.sock = new Int32Array(capacity);
     this.dn = new Float64Array(capacity);
     this.at = new Float64Array(capacity);
+    this.slotAt = new Float64Array(capacity);
+    this.paced = false;
     this.dur = new Float32Array(capacity);
     this.batch = new Int32Array(capacity);
     this.n = 0;
@@ -295,6 +317,26 @@ class SendProbe {
         this.n = i + 1;
       },
       close: (code, reason) => socket.close(code, reason),
+      ...(socket.direct ? { direct: () => socket.direct!() } : {}),
+      // The worker sender: each frame the pacer wrote, with its slot and when it left (stamped on
+      // the pacer's thread, on the wall clock's scale: moved to preciseNow()'s here).
+      frameLeft: (gridAt, sentAt) => {
+        if (!this.recording) return;
+        const i = this.n;
+        if (i >= this.sock.length) {
+          this.overflow += 1;
+          return;
+        }
+        const offset = preciseNow() - (performance.timeOrigin + performance.now());
+        this.paced = true;
+        this.at[i] = sentAt + offset;
+        this.slotAt[i] = gridAt + offset;
+        this.dn[i] = sentAt;
+        this.dur[i] = 0;
+        this.sock[i] = index;
+        this.batch[i] = 0;
+        this.n = i + 1;
+      },
       onMessage: (handler) =>
         socket.onMessage((data) => {
           // The caller's line ends: the last frame that is not silence (mu-law 0xff), as read here.
@@ -359,6 +401,7 @@ const EARLY_MS = 5;
  * LINE_GAP_MS is an underrun inside an agent line, a longer one starts a new line.
  */
 function analyze(probe: SendProbe, t0: number, windowStart: number, windowEnd: number): SendAnalysis {
+  if (probe.paced) return analyzePaced(probe, windowStart, windowEnd);
   const r: SendAnalysis = {
     send: new Histogram(),
     wake: new Histogram(),
@@ -446,6 +489,66 @@ function analyze(probe: SendProbe, t0: number, windowStart: number, windowEnd: n
   return r;
 }
 
+/**
+ * The worker sender: every frame carries its slot on the pacer's grid, so it is timed against it
+ * as it is; a leg's slots tell its talkspurts as in `analyze`. No time is spent in a socket send on
+ * the main thread (the worker's write is in the lateness of the frames after it).
+ */
+function analyzePaced(probe: SendProbe, windowStart: number, windowEnd: number): SendAnalysis {
+  const r: SendAnalysis = {
+    send: new Histogram(),
+    wake: new Histogram(),
+    span: new Histogram(),
+    sendCall: new Histogram(0.001, 0, 20),
+    sendPerBeat: new Histogram(0.01, 0, 100),
+    worstLate: -Infinity,
+    underrunEvents: 0,
+    underrunFrames: 0,
+    linesStarted: 0,
+    lineStarts: new Map(),
+    unplaced: 0,
+  };
+  const prev = new Float64Array(probe.sids.length).fill(-Infinity);
+  const starts = probe.sids.map(() => [] as number[]);
+  const beats = new Map<number, { first: number; last: number }>();
+  for (let i = 0; i < probe.n; i += 1) {
+    const s = probe.sock[i]!;
+    const at = probe.at[i]!;
+    const slot = probe.slotAt[i]!;
+    const inWindow = at >= windowStart && at <= windowEnd;
+    const gap = slot - prev[s]!;
+    if (gap <= 0) r.unplaced += 1;
+    else if (gap > LINE_GAP_MS) {
+      starts[s]!.push(at);
+      if (inWindow) r.linesStarted += 1;
+    } else if (gap > FRAME_MS + 0.5 && inWindow) {
+      r.underrunEvents += 1;
+      r.underrunFrames += Math.round(gap / FRAME_MS) - 1;
+    }
+    prev[s] = slot;
+    if (!inWindow) continue;
+    const late = at - slot;
+    r.send.record(late);
+    r.worstLate = Math.max(r.worstLate, late);
+    r.sendCall.record(0);
+    const beat = beats.get(slot);
+    if (!beat) beats.set(slot, { first: at, last: at });
+    else {
+      beat.first = Math.min(beat.first, at);
+      beat.last = Math.max(beat.last, at);
+    }
+  }
+  for (const [slot, beat] of beats) {
+    r.wake.record(beat.first - slot);
+    r.span.record(beat.last - beat.first);
+    r.sendPerBeat.record(0);
+  }
+  probe.sids.forEach((sid, s) => {
+    if (sid) r.lineStarts.set(sid, starts[s]!);
+  });
+  return r;
+}
+
 // ---- Parley in this process ---------------------------------------------------------------------
 
 interface Server {
@@ -466,6 +569,7 @@ async function startParley(withLatency: boolean): Promise<Server> {
     PARLEY_LOG_LEVEL: 'warn',
     PARLEY_SIM_MODE: 'text',
     PARLEY_NODE_NAME: 'bench',
+    PARLEY_WS_MEDIA_SENDER: settings().sender,
   });
   const app = await createApp(config, {
     logger: silentLogger(),
@@ -966,8 +1070,17 @@ interface ReportInput {
 }
 
 /** What the lateness is made of, from the figures measured. */
-function whereTimeGoes(steps: StepRow[]): string {
+function whereTimeGoes(steps: StepRow[], sender: Settings['sender']): string {
   if (steps.length === 0) return '';
+  if (sender === 'worker') {
+    const largest = steps.reduce((a, b) => (b.calls > a.calls ? b : a));
+    const a = largest.analysis;
+    return `Where the time goes: the pacer worker writes WS media frames to the sockets itself (a
+5 ms tick in Atomics.wait, one write(2) per frame; src/telephony/pacing/wire-writer.ts), so the
+main thread's event loop no longer delays them. At ${largest.calls} calls a tick's first frame leaves p50
+${fmt(a.wake.percentile(50), 2)} / p99 ${fmt(a.wake.percentile(99), 2)} ms after its slot (the thread's wake-up), and the tick's work from its first
+frame to its last is p50 ${fmt(a.span.percentile(50), 2)} / p99 ${fmt(a.span.percentile(99), 2)} ms (the writes).`;
+  }
   const largest = steps.reduce((a, b) => (b.calls > a.calls ? b : a));
   const a = largest.analysis;
   const perFrameUs = (a.span.percentile(50) * 1000) / largest.calls;
@@ -1005,8 +1118,12 @@ function report(r: ReportInput): string {
 - Parley (this process): the app as \`parley serve\` builds it (src/app.ts \`createApp\`, embedded
   SQLite in a temp dir, the bench API key) on a free port, fake VAD (a loudness gate), fake STT and TTS (data
   speech), a fake model that answers every line with two sentences; agent greeting
-  \`agent_static\`, patience \`${PATIENCE}\` (${PATIENCE_MS[PATIENCE]} ms); WebSocket media as shipped (the \`ws\` carrier's
-  own 20 ms beat sends).
+  \`agent_static\`, patience \`${PATIENCE}\` (${PATIENCE_MS[PATIENCE]} ms); WebSocket media as shipped.
+- Sender: \`${r.s.sender}\` (PARLEY_WS_MEDIA_SENDER): ${
+    r.s.sender === 'worker'
+      ? 'the pacer worker writes each frame to the socket itself (docs/ws-media.md); frames are timed by its own stamps'
+      : "the `ws` carrier's own 20 ms beat sends on the main thread; frames are stamped as handed to the socket"
+  }.
 - Clients (bench/ws-media-client.ts): one child process at nice ${r.s.clientNice}, real \`ws\` sockets. Each call is
   started with \`POST /v2/calls/outbound-test-ws-media\` (\`pcmu\`, \`payload\`) and bound by connecting
   to \`wsMediaUrl\` (legacy flow), calls started evenly over ${RAMP_MS / 1000} s, ${SETTLE_MS / 1000} s to settle, then the
@@ -1078,7 +1195,7 @@ Target (frame-send lateness p99 â‰¤ ${JITTER_TARGET_MS} ms and no underruns at â
               )} calls${bigMet.length > 0 ? `; met at ${bigMet.map((x) => x.calls).join(', ')}` : ''}.`
     }${odd > 0 ? ` (${odd} sends could not be placed consistently on the grid, or were not recorded.)` : ''}
 
-${whereTimeGoes(r.steps)}`);
+${whereTimeGoes(r.steps, r.s.sender)}`);
   }
   return parts.join('\n\n');
 }

@@ -259,6 +259,8 @@ export interface EngineOptions {
   webhooks?: { retryDelaysMs?: readonly number[]; attemptTimeoutMs?: number; pollIntervalMs?: number };
   /** The WebSocket media test call (default true; PARLEY_WS_MEDIA). */
   wsMedia?: boolean;
+  /** Who writes WebSocket media frames to the socket (default `worker`; PARLEY_WS_MEDIA_SENDER). */
+  wsMediaSender?: 'worker' | 'main';
   /** Where clients reach this node (PARLEY_PUBLIC_URL): told to the others for calls across nodes. */
   publicUrl?: string;
 }
@@ -319,28 +321,32 @@ export function createEngine(options: EngineOptions): Engine {
       return Object.assign(simulated, name ? { name } : {});
     };
   const speech = options.speech;
-  // Sim audio leaves from a worker thread on the system clock, so nothing on the main thread
-  // delays a frame; on an injected clock (tests) the sim's own beat sends it.
-  const pacer = speech?.farEnd && clock === systemClock ? createWorkerPacer({ logger }) : undefined;
+  const role = options.role ?? 'all';
+  const background = role !== 'api';
+  const runsWsMedia = options.wsMedia !== false && background;
+  // Sim audio and WebSocket media frames leave from a worker thread on the system clock, so nothing
+  // on the main thread delays a frame (WS media: the worker writes them to the socket itself,
+  // docs/ws-media.md); on an injected clock (tests) the carriers' own beat sends them.
+  const pacer =
+    (speech?.farEnd || runsWsMedia) && clock === systemClock ? createWorkerPacer({ logger }) : undefined;
   const sim = createSimCarrier({
     clock,
     speed: options.simSpeed,
     callee: person('callee'),
     caller: person('caller'),
     ...(speech?.farEnd ? { voice: speech.farEnd } : {}),
-    ...(pacer ? { pacer } : {}),
+    ...(pacer && speech?.farEnd ? { pacer } : {}),
   });
-  const role = options.role ?? 'all';
-  const background = role !== 'api';
-  const wsMedia =
-    options.wsMedia === false || !background
-      ? null
-      : createWsMediaCarrier({
-          serverName: options.node,
-          clock,
-          logger,
-          directory: wsMediaDirectory(store, options.node),
-        });
+  const wsMedia = !runsWsMedia
+    ? null
+    : createWsMediaCarrier({
+        serverName: options.node,
+        clock,
+        logger,
+        ...(pacer ? { pacer } : {}),
+        sender: options.wsMediaSender ?? 'worker',
+        directory: wsMediaDirectory(store, options.node),
+      });
   // Set below: the dialer and the call service wake each other.
   let wakeDialer = () => undefined as void;
   const calls = createCallService({
@@ -471,6 +477,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       messaging: overrides.messaging ?? messagingAdapters(config, clock),
       inboundWebhookTimeoutMs: config.inboundWebhookTimeoutMs,
       wsMedia: config.wsMedia,
+      wsMediaSender: config.wsMediaSender,
       publicUrl: config.publicUrl,
       role,
     });

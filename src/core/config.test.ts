@@ -58,9 +58,16 @@ describe('loadConfig', () => {
       simSpeed: 1,
       simMode: 'audio',
       wsMedia: false,
+      wsMediaSender: 'worker',
       inboundWebhookTimeoutMs: 2500,
       allowPrivateNetwork: false,
     });
+  });
+
+  it('chooses who writes WebSocket media frames', () => {
+    expect(loadConfig({}).wsMediaSender).toBe('worker');
+    expect(loadConfig({ PARLEY_WS_MEDIA_SENDER: 'main' }).wsMediaSender).toBe('main');
+    expect(loadConfig({ PARLEY_WS_MEDIA_SENDER: 'worker' }).wsMediaSender).toBe('worker');
   });
 
   it('configures Twilio messaging from an account SID and an auth token', () => {
@@ -112,6 +119,7 @@ describe('loadConfig', () => {
     [{ PARLEY_SIM_SPEED: '-1' }, 'PARLEY_SIM_SPEED'],
     [{ PARLEY_SIM_SPEED: 'fast' }, 'PARLEY_SIM_SPEED'],
     [{ PARLEY_SIM_MODE: 'video' }, 'PARLEY_SIM_MODE'],
+    [{ PARLEY_WS_MEDIA_SENDER: 'thread' }, 'PARLEY_WS_MEDIA_SENDER'],
     [{ PARLEY_WS_MEDIA: 'yes' }, 'PARLEY_WS_MEDIA'],
     [{ PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS: '50' }, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS'],
     [

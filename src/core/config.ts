@@ -39,6 +39,12 @@ export interface Config {
   simMode: 'audio' | 'text';
   /** The WebSocket media test call (`POST /v2/calls/outbound-test-ws-media`); off: 503. */
   wsMedia: boolean;
+  /**
+   * Who writes a WebSocket media call's audio frames to its socket: `worker` (default), the frame
+   * pacer's thread straight to the socket (plain TCP), so the main thread's load does not delay
+   * them; `main`, the carrier's beat on the main thread (docs/ws-media.md).
+   */
+  wsMediaSender: 'worker' | 'main';
   /** Each inbound-webhook attempt waits at most this long, in ms. */
   inboundWebhookTimeoutMs: number;
 }
@@ -66,6 +72,13 @@ function simModeVar(env: Env): Config['simMode'] {
   if (raw === undefined || raw === '' || raw === 'audio') return 'audio';
   if (raw === 'text') return 'text';
   throw new ConfigError(`PARLEY_SIM_MODE must be audio or text, got "${raw}"`);
+}
+
+function wsMediaSenderVar(env: Env): Config['wsMediaSender'] {
+  const raw = env.PARLEY_WS_MEDIA_SENDER;
+  if (raw === undefined || raw === '' || raw === 'worker') return 'worker';
+  if (raw === 'main') return 'main';
+  throw new ConfigError(`PARLEY_WS_MEDIA_SENDER must be worker or main, got "${raw}"`);
 }
 
 export const DEFAULT_TWILIO_BASE_URL = 'https://api.twilio.com';
@@ -192,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     simSpeed: speedVar(env, 'PARLEY_SIM_SPEED', 1),
     simMode: simModeVar(env),
     wsMedia: onOffVar(env, 'PARLEY_WS_MEDIA', true),
+    wsMediaSender: wsMediaSenderVar(env),
     inboundWebhookTimeoutMs: intVar(env, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS', 2500, 100, 10_000),
   };
 }

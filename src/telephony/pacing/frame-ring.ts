@@ -41,9 +41,21 @@ function fadeOut(frames: Int16Array[], count: number): Int16Array[] {
   });
 }
 
+/**
+ * Encodes the frame just written to `out` slot `slot` (FRAME_SAMPLES or fewer samples) into that
+ * slot's bytes, for a sender that writes them to a socket as they are (ring-layout.ts SocketView).
+ * Called in queue order for every frame that enters the ring, fades of clear() included.
+ */
+export type SlotEncoder = (frame: Int16Array, slot: number) => void;
+
+export interface FrameRingOptions {
+  encode?: SlotEncoder;
+}
+
 export class FrameRing {
   readonly buffer = new SharedArrayBuffer(RING_BYTES);
   readonly view: RingView = ringView(this.buffer);
+  readonly #encode: SlotEncoder | null;
   /** Frames not yet in the ring, FRAME_SAMPLES or fewer each. */
   #waiting: Int16Array[] = [];
   #waitingHead = 0;
@@ -60,6 +72,10 @@ export class FrameRing {
     gridAt: 0,
     sentAt: 0,
   };
+
+  constructor(options: FrameRingOptions = {}) {
+    this.#encode = options.encode ?? null;
+  }
 
   /** Queues a frame (any length at SESSION_RATE; longer ones take several slots). */
   play(frame: AudioFrame): void {
@@ -88,6 +104,8 @@ export class FrameRing {
       const slot = write % OUT_SLOTS;
       samples.set(frame, slot * FRAME_SAMPLES);
       outLengths[slot] = frame.length;
+      // Before WRITE moves: the sender reads the slot's bytes only once it may claim the slot.
+      this.#encode?.(frame, slot);
       this.#written += frame.length;
       this.#endAt[write % (OUT_SLOTS + 1)] = this.#written;
       write += 1;

@@ -1,8 +1,9 @@
 import type { Worker } from 'node:worker_threads';
 import { spawnSiblingWorker, type Logger } from '../../core/index.ts';
 import type { FrameRing } from './frame-ring.ts';
-import type { FromPacerWorker, ToPacerWorker } from './pacer-protocol.ts';
-import { PACED } from './ring-layout.ts';
+import type { FromPacerWorker, PacedSocket, ToPacerWorker } from './pacer-protocol.ts';
+import { PACED, socketView } from './ring-layout.ts';
+import { writerGone } from './wire-writer.ts';
 
 // Who sends each leg's frames on the 20 ms beat (DESIGN.md section 5, docs/voice.md). A carrier
 // queues a leg's audio in a FrameRing and hands the ring to its pacer:
@@ -14,8 +15,11 @@ import { PACED } from './ring-layout.ts';
 export interface FramePacer {
   /** Read on every beat: a worker pacer that had to give up on its worker turns `caller`. */
   readonly mode: 'worker' | 'caller';
-  /** Starts sending the ring's frames on the beat. */
-  add(ring: FrameRing): void;
+  /**
+   * Starts sending the ring's frames on the beat. With `socket` (a `worker` pacer only), the worker
+   * also writes each frame's encoded bytes to that socket as it leaves (wire-writer.ts).
+   */
+  add(ring: FrameRing, socket?: PacedSocket): void;
   /** Stops sending them (the leg ended). */
   delete(ring: FrameRing): void;
   /** Stops the beat for good. */
@@ -50,6 +54,7 @@ const MAX_RESTARTS = 5;
 export function createWorkerPacer(options: WorkerPacerOptions = {}): FramePacer {
   const spawn = options.spawn ?? (() => spawnSiblingWorker(import.meta.url, 'pacer-worker'));
   const ids = new Map<FrameRing, number>();
+  const sockets = new Map<FrameRing, PacedSocket>();
   let nextId = 1;
   let restarts = 0;
   let closed = false;
@@ -76,6 +81,8 @@ export function createWorkerPacer(options: WorkerPacerOptions = {}): FramePacer 
         );
     });
     w.on('exit', (code) => {
+      // A write the thread was doing when it stopped is over: the sockets are free again.
+      for (const socket of sockets.values()) writerGone(socketView(socket.buffer).control);
       if (closed || w !== worker) return;
       if (restarts >= MAX_RESTARTS) {
         gaveUp = true;
@@ -88,7 +95,10 @@ export function createWorkerPacer(options: WorkerPacerOptions = {}): FramePacer 
       restarts += 1;
       options.logger?.warn({ code }, 'frame pacer worker exited: restarting it');
       worker = start();
-      for (const [ring, id] of ids) post({ kind: 'add', id, buffer: ring.buffer });
+      for (const [ring, id] of ids) {
+        const socket = sockets.get(ring);
+        post({ kind: 'add', id, buffer: ring.buffer, ...(socket ? { socket } : {}) });
+      }
     });
     return w;
   }
@@ -97,17 +107,19 @@ export function createWorkerPacer(options: WorkerPacerOptions = {}): FramePacer 
     get mode() {
       return gaveUp ? 'caller' : 'worker';
     },
-    add(ring) {
+    add(ring, socket) {
       if (closed || ids.has(ring)) return;
       const id = nextId++;
       ids.set(ring, id);
+      if (socket) sockets.set(ring, socket);
       Atomics.store(ring.view.control, PACED, 1);
-      post({ kind: 'add', id, buffer: ring.buffer });
+      post({ kind: 'add', id, buffer: ring.buffer, ...(socket ? { socket } : {}) });
     },
     delete(ring) {
       const id = ids.get(ring);
       if (id === undefined) return;
       ids.delete(ring);
+      sockets.delete(ring);
       Atomics.store(ring.view.control, PACED, 0);
       if (!closed) post({ kind: 'delete', id });
     },
@@ -116,6 +128,8 @@ export function createWorkerPacer(options: WorkerPacerOptions = {}): FramePacer 
       closed = true;
       ids.clear();
       await worker.terminate();
+      for (const socket of sockets.values()) writerGone(socketView(socket.buffer).control);
+      sockets.clear();
     },
   };
 }

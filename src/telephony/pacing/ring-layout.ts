@@ -65,7 +65,14 @@ export function talkspurtWaiting(view: RingView): boolean {
  * The sender's step for one beat: claims the next queued frame (unless clear() took it first) and
  * writes it, or nothing, to `wire` with the beat's grid time and the send time. No allocation.
  */
-export function sendBeat(view: RingView, gridAt: number, sentAt: number): void {
+/**
+ * Called by `sendBeat` with the `out` slot leaving, while the slot is still held (the queuing side
+ * does not overwrite it until this returns): the socket writer (wire-writer.ts) writes its bytes.
+ * `talkspurtStart`: the beat before sent nothing.
+ */
+export type SlotSent = (slot: number, talkspurtStart: boolean, gridAt: number) => void;
+
+export function sendBeat(view: RingView, gridAt: number, sentAt: number, sent?: SlotSent): void {
   const { control, samples, outLengths, wireLengths, wireTimes } = view;
   let slot = -1;
   for (;;) {
@@ -85,6 +92,7 @@ export function sendBeat(view: RingView, gridAt: number, sentAt: number): void {
     const from = slot * FRAME_SAMPLES;
     samples.copyWithin((OUT_SLOTS + wire) * FRAME_SAMPLES, from, from + length);
     wireLengths[wire] = length;
+    if (sent) sent(slot, control[SENT_LAST] === 0, gridAt);
   } else {
     wireLengths[wire] = 0;
   }
@@ -93,4 +101,78 @@ export function sendBeat(view: RingView, gridAt: number, sentAt: number): void {
   wireTimes[wire * 2] = gridAt;
   wireTimes[wire * 2 + 1] = sentAt;
   Atomics.store(control, WIRE_COUNT, beat + 1);
+}
+
+// The bytes of a leg whose frames the sender writes to the socket itself (a WebSocket media call:
+// docs/ws-media.md). Parallel to `out`: per slot, the frame already encoded by the queuing side
+// (the codecs live on its thread) as it will travel, after WIRE_HEADER_ROOM bytes where the sender
+// puts the WebSocket frame header; with RTP framing the packet's sequence number, timestamp and
+// marker are placeholders the sender fills in as the packet leaves. Control words:
+
+/**
+ * 0 open, 1 the sender is writing to the socket, 2 closed (never write again), 3 the main thread is
+ * writing, 4 the sender owes the rest of a frame the socket took only in part (nobody else may
+ * write before it is out).
+ */
+export const SOCKET_STATE = 0;
+export const SOCKET_OPEN = 0;
+export const SOCKET_WRITING = 1;
+export const SOCKET_CLOSED = 2;
+export const SOCKET_MAIN_WRITING = 3;
+export const SOCKET_OWED = 4;
+/** 1 once a write failed (the connection is gone): the main thread cuts the socket. */
+export const SOCKET_BROKEN = 1;
+/** Frames dropped because the socket's buffer was full (EAGAIN). */
+export const SOCKET_DROPPED = 2;
+/** Frames dropped because the main thread held the socket for longer than the sender waits. */
+export const SOCKET_BUSY = 3;
+/** Frames written. */
+export const SOCKET_SENT = 4;
+/** 1: the slots hold RTP packets (12-byte header first). */
+export const SOCKET_RTP = 5;
+/** The RTP clock rate. */
+export const SOCKET_CLOCK_RATE = 6;
+/** Bytes of a frame still owed (SOCKET_OWED), kept in the slot after the last `out` slot. */
+export const SOCKET_PENDING = 7;
+const SOCKET_WORDS = 8;
+/** Float64 words (the sender's RTP state): next sequence number, last timestamp, its grid time (NaN: none). */
+export const RTP_SEQUENCE = 0;
+export const RTP_TIMESTAMP = 1;
+export const RTP_GRID_AT = 2;
+const RTP_WORDS = 3;
+/** Room before each slot's bytes for the WebSocket header (2 or 4 bytes for a server frame). */
+export const WIRE_HEADER_ROOM = 4;
+
+export interface SocketView {
+  readonly buffer: SharedArrayBuffer;
+  readonly control: Int32Array;
+  readonly rtp: Float64Array;
+  /** Per `out` slot: the encoded message's length (without the header room). */
+  readonly lengths: Int32Array;
+  readonly bytes: Uint8Array;
+  /** Bytes per slot, header room included. */
+  readonly slotBytes: number;
+}
+
+const SOCKET_HEAD_BYTES = SOCKET_WORDS * 4 + RTP_WORDS * 8 + OUT_SLOTS * 4;
+
+/** Shared memory for a socket leg whose largest message (RTP header and payload) is `maxMessage` bytes. */
+export function socketBuffer(maxMessage: number): SharedArrayBuffer {
+  const slotBytes = WIRE_HEADER_ROOM + Math.ceil(maxMessage / 4) * 4;
+  // One slot more: the rest of a frame the socket took only in part, until it is out.
+  return new SharedArrayBuffer(SOCKET_HEAD_BYTES + (OUT_SLOTS + 1) * slotBytes);
+}
+
+export function socketView(buffer: SharedArrayBuffer): SocketView {
+  const slotBytes = (buffer.byteLength - SOCKET_HEAD_BYTES) / (OUT_SLOTS + 1);
+  if (!Number.isInteger(slotBytes) || slotBytes <= WIRE_HEADER_ROOM)
+    throw new RangeError('not a socket buffer');
+  return {
+    buffer,
+    control: new Int32Array(buffer, 0, SOCKET_WORDS),
+    rtp: new Float64Array(buffer, SOCKET_WORDS * 4, RTP_WORDS),
+    lengths: new Int32Array(buffer, SOCKET_WORDS * 4 + RTP_WORDS * 8, OUT_SLOTS),
+    bytes: new Uint8Array(buffer, SOCKET_HEAD_BYTES, (OUT_SLOTS + 1) * slotBytes),
+    slotBytes,
+  };
 }

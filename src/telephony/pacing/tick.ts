@@ -1,5 +1,5 @@
 import { FRAME_MS } from '../../media/index.ts';
-import { PACED, PHASE, sendBeat, talkspurtWaiting, type RingView } from './ring-layout.ts';
+import { PACED, PHASE, sendBeat, talkspurtWaiting, type RingView, type SlotSent } from './ring-layout.ts';
 
 // The pacer worker's tick, apart from its timing (pacer-worker.ts). The 20 ms beat is cut into
 // SUB_BEATS ticks. Each leg sends every 20 ms on one tick of the beat (its phase); a leg that
@@ -10,15 +10,22 @@ import { PACED, PHASE, sendBeat, talkspurtWaiting, type RingView } from './ring-
 export const SUB_BEATS = 4;
 export const TICK_MS = FRAME_MS / SUB_BEATS;
 
+/**
+ * A ring as the pacer sends it; `onSent` writes the frame leaving to its socket, `everyTick` writes
+ * what the socket is still owed of an earlier one (wire-writer.ts).
+ */
+export type PacedView = RingView & { readonly onSent?: SlotSent; readonly everyTick?: () => void };
+
 /** Sends, for tick `phase` (0 to SUB_BEATS - 1) at `gridAt`, every ring that is due or starts talking. */
-export function tick(views: Iterable<RingView>, phase: number, gridAt: number, now: () => number): void {
+export function tick(views: Iterable<PacedView>, phase: number, gridAt: number, now: () => number): void {
   for (const view of views) {
     const { control } = view;
     if (Atomics.load(control, PACED) === 0) continue;
+    view.everyTick?.();
     if (control[PHASE] !== phase) {
       if (!talkspurtWaiting(view)) continue;
       control[PHASE] = phase;
     }
-    sendBeat(view, gridAt, now());
+    sendBeat(view, gridAt, now(), view.onSent);
   }
 }

@@ -20,6 +20,12 @@ export interface WsMediaCarrierOptions {
   clock?: Clock;
   /** Who sends the frames on the beat; default the carrier's own beat. */
   pacer?: FramePacer;
+  /**
+   * With a worker pacer, who writes the frames to the socket: `worker` (default), the pacer's
+   * thread straight to the socket's descriptor where it can (plain TCP); `main`, the carrier's
+   * beat on the main thread through the WebSocket library (PARLEY_WS_MEDIA_SENDER).
+   */
+  sender?: 'worker' | 'main';
   /** How long a session waits for its client to bind (default 60 s). */
   sessionTtlMs?: number;
   /** How long a socket opened on the base URL may wait before it binds (default 60 s). */
@@ -139,6 +145,7 @@ export function createWsMediaCarrier(options: WsMediaCarrierOptions): WsMediaCar
       ticker,
       pacer,
       now: () => clock.now(),
+      direct: options.sender !== 'main',
     });
     session.bound = bound;
     spend(session);

@@ -382,23 +382,28 @@ describe('WsMediaEdge', () => {
     expect(receiver.stats).toEqual({ received: 73, refused: 0, lost: 0, late: 0, reordered: 0 });
   });
 
-  it('brings a timeline that a burst pushed ahead of the clock back to it as the stream goes on', () => {
+  it('brings a timeline that a burst pushed ahead of the clock back to it in the quiet after', () => {
     const sender = edgeOf({ codec: 'pcmu', framing: 'payload' });
     const receiver = edgeOf({ codec: 'pcmu', framing: 'payload' });
-    const send = (k: number, at: number): number[] => {
-      expect(receiver.accept(sender.encode(frameOf(sineFrame(k)), k === 0), at)).toBeNull();
+    const send = (frame: Int16Array, at: number): number[] => {
+      expect(receiver.accept(sender.encode(frameOf(frame), false), at)).toBeNull();
       return arrived(receiver, at).map((f) => f.at);
     };
-    expect(send(0, 0)).toEqual([0]);
+    expect(send(sineFrame(0), 0)).toEqual([0]);
     // A stall past the back-fill: the timeline restarts at the burst's arrival, so the 8 frames
     // of the burst run 140 ms ahead of the clock, 20 ms apart.
-    const burst = Array.from({ length: 8 }, (_, i) => send(i + 1, 300)).flat();
+    const burst = Array.from({ length: 8 }, (_, i) => send(sineFrame(i + 1), 300)).flat();
     expect(burst).toEqual(Array.from({ length: 8 }, (_, i) => 300 + i * 20));
-    // The steady stream after it: each frame is timed catchUpMs sooner than the timeline until
-    // it is back on its arrival, and then stays there.
+    // The caller goes on talking, steadily: speech keeps its length, still 140 ms ahead.
+    const talk = Array.from({ length: 10 }, (_, i) => send(sineFrame(i + 9), 320 + i * 20)).flat();
+    expect(talk.map((at, i) => at - (320 + i * 20))).toEqual(Array(10).fill(140));
+    // Then quiet (after one frame that still holds the sender's resampler tail of the tone):
+    // each frame is timed catchUpMs sooner than the timeline until it is back on its arrival,
+    // and then stays there.
+    expect(send(constantFrame(0), 520)).toEqual([660]);
     const { catchUpMs } = WS_PAYLOAD_TIMING;
-    const steady = Array.from({ length: 60 }, (_, i) => send(i + 9, 320 + i * 20)).flat();
-    const ahead = steady.map((at, i) => at - (320 + i * 20));
+    const quiet = Array.from({ length: 60 }, (_, i) => send(constantFrame(0), 540 + i * 20)).flat();
+    const ahead = quiet.map((at, i) => at - (540 + i * 20));
     expect(ahead[0]).toBe(140 - catchUpMs);
     for (let i = 1; i < ahead.length; i += 1) expect(ahead[i]).toBe(Math.max(0, ahead[i - 1]! - catchUpMs));
     expect(ahead.at(-1)).toBe(0);

@@ -66,6 +66,8 @@ export interface WsMediaEdgeOptions {
 const MAX_MESSAGE_BYTES = 1500;
 /** RFC 6716 section 3.4 R2: no Opus packet is longer. */
 const MAX_OPUS_BYTES = 1275;
+/** An RTP header without CSRCs or extension, as we send it. */
+const RTP_HEADER_BYTES = 12;
 /** RFC 6716 section 3.2.5: one Opus packet carries at most 120 ms, six 20 ms frames. */
 const OPUS_MAX_PACKET_FRAMES = 6;
 /**
@@ -88,9 +90,21 @@ export const WS_JITTER_MAX_FRAMES = 12;
  * gap the timeline restarts at the arrival. No frame is timed more than `aheadMs` ahead of its
  * arrival (a whole line sent at once). A frame that comes `burstMs` or more after the one before
  * (a steady stream, not a burst) while the timeline runs ahead of the clock is timed `catchUpMs`
- * sooner than the timeline says, so a burst that went ahead does not leave the call timed ahead
- * (endpointing would wait that much longer) for the rest of the call.
+ * sooner than the timeline says if it is quiet (speech keeps its length), so a burst that went
+ * ahead does not leave the call timed ahead (endpointing would wait that much longer) for the
+ * rest of the call.
  */
+/** Peak below which a frame is quiet (about -40 dBFS): catching up on it shortens no speech. */
+const QUIET_PEAK = 300;
+
+function isQuiet(samples: Int16Array): boolean {
+  for (let i = 0; i < samples.length; i += 1) {
+    const v = samples[i]!;
+    if (v > QUIET_PEAK || v < -QUIET_PEAK) return false;
+  }
+  return true;
+}
+
 export const WS_PAYLOAD_TIMING = Object.freeze({
   backfillMs: 100,
   aheadMs: 1_000,
@@ -489,6 +503,66 @@ export class WsMediaEdge {
     return packet;
   }
 
+  /** The largest message `encodeInto` writes: an RTP header (with the rtp framing) and a payload. */
+  get maxMessageBytes(): number {
+    return (this.framing === 'rtp' ? RTP_HEADER_BYTES : 0) + (this.info.payloadBytes ?? MAX_OPUS_BYTES);
+  }
+
+  /** The RTP clock rate of what we send. */
+  get sendClockRate(): number {
+    return this.info.clockRate;
+  }
+
+  /**
+   * Encodes one frame at 16 kHz (20 ms; a shorter one is padded with silence) into `out` (room for
+   * `maxMessageBytes`) as `encode` would, for a sender that stamps each packet as it leaves: with
+   * the rtp framing, the header's sequence number, timestamp and marker are left 0 (wire-writer.ts
+   * fills them in). Returns the message's length; 0 if the frame could not be encoded. Not counted
+   * as sent until `countSent` (a frame encoded ahead may be dropped by a barge-in).
+   */
+  encodeInto(samples: Int16Array, out: Uint8Array): number {
+    if (samples.length > FRAME_SAMPLES) {
+      throw new RangeError(`WsMediaEdge encodes 20 ms at ${SESSION_RATE} Hz, got ${samples.length} samples`);
+    }
+    let frame = samples;
+    if (samples.length < FRAME_SAMPLES) {
+      frame = new Int16Array(FRAME_SAMPLES);
+      frame.set(samples);
+    }
+    const header = this.framing === 'rtp' ? RTP_HEADER_BYTES : 0;
+    const fixed = this.info.payloadBytes;
+    let length: number;
+    if (fixed !== null) {
+      this.payloadCodec.encode(frame, out.subarray(header, header + fixed));
+      length = fixed;
+    } else {
+      const payload = this.payloadCodec.encode(frame, null);
+      if (payload.length > out.length - header) return 0;
+      out.set(payload, header);
+      length = payload.length;
+    }
+    if (header > 0) {
+      out[0] = 0x80;
+      out[1] = this.info.payloadType;
+      out.fill(0, 2, 8);
+      out[8] = this.ssrc >>> 24;
+      out[9] = (this.ssrc >>> 16) & 0xff;
+      out[10] = (this.ssrc >>> 8) & 0xff;
+      out[11] = this.ssrc & 0xff;
+    }
+    return header + length;
+  }
+
+  /** A frame `encodeInto` encoded left (for `framesOut`). */
+  countSent(): void {
+    this.sent += 1;
+  }
+
+  /** The sequence number and timestamp `encode` would give the next packet (the first sent). */
+  get nextRtp(): { sequence: number; timestamp: number } {
+    return { sequence: this.sequence, timestamp: this.timestamp };
+  }
+
   /**
    * Takes one binary message from the client; returns null when accepted, else why not. With the
    * rtp framing the jitter buffer keeps a view of `data` until it is played: do not reuse it.
@@ -515,12 +589,14 @@ export class WsMediaEdge {
     const end = this.timelineEnd;
     const steady = this.lastPayloadAt === null || arrivedAt - this.lastPayloadAt >= burstMs;
     this.lastPayloadAt = arrivedAt;
+    const frame = this.shiftFrame(0);
     let at: number;
     if (end === null || end < arrivedAt - backfillMs) at = arrivedAt;
-    else if (end > arrivedAt && steady) at = Math.max(arrivedAt, end - catchUpMs);
+    else if (end > arrivedAt && steady && isQuiet(frame.samples)) at = Math.max(arrivedAt, end - catchUpMs);
     else at = Math.min(end, arrivedAt + aheadMs);
     this.timelineEnd = at + FRAME_MS;
-    return this.shiftFrame(at);
+    frame.at = at;
+    return frame;
   }
 
   /** Payload framing: where the audio handed over so far ends (null: none yet). */
@@ -543,7 +619,7 @@ export class WsMediaEdge {
     this.payloadCodec.close();
   }
 
-  private shiftFrame(at: number): AudioFrame {
+  private shiftFrame(at: number): { -readonly [K in keyof AudioFrame]: AudioFrame[K] } {
     const samples = new Int16Array(this.frameSamples); // the caller keeps the frame
     this.queue.shiftInto(samples);
     return { samples, sampleRate: this.receiveRate, at };

@@ -1,7 +1,9 @@
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../../core/index.ts';
+import { createManualClock, systemClock } from '../../core/index.ts';
 import type { AudioFrame } from '../../media/index.ts';
-import { createCallerPacer, createFrameTicker } from '../pacing/index.ts';
+import { createCallerPacer, createFrameTicker, createWorkerPacer } from '../pacing/index.ts';
 import { WS_JITTER_TARGET_FRAMES, WsMediaEdge, type WsCodec, type WsFraming } from './edge.ts';
 import { SILENCE_AFTER_MS, createWsMediaLeg } from './leg.ts';
 import type { WsMediaSocket } from './socket.ts';
@@ -267,5 +269,209 @@ describe('WS media leg link statistics', () => {
     bound.audio(client.encode(tone(20), false)); // after the end: not counted
     expect(leg.linkStats?.().framesIn).toBe(19);
     client.close();
+  });
+});
+
+describe('WS media leg, frames written by the pacer worker', () => {
+  /** A TCP pair on 127.0.0.1: the leg writes to `server`'s descriptor, the test reads `client`. */
+  async function tcpPair(): Promise<{ server: Socket; client: Socket; fd: number; close(): void }> {
+    const accepted: Socket[] = [];
+    const listener = createServer((s) => accepted.push(s));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const { port } = listener.address() as AddressInfo;
+    const client = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => client.once('connect', resolve));
+    while (accepted.length === 0) await sleep(1);
+    const server = accepted[0]!;
+    const fd = (server as unknown as { _handle: { fd: number } })._handle.fd;
+    return {
+      server,
+      client,
+      fd,
+      close() {
+        client.destroy();
+        server.destroy();
+        listener.close();
+      },
+    };
+  }
+
+  /** The server's binary WebSocket frames (unmasked, 7- or 16-bit length) as they arrive. */
+  function frames(client: Socket): { messages: Buffer[]; at: number[] } {
+    const out = { messages: [] as Buffer[], at: [] as number[] };
+    let pending = Buffer.alloc(0);
+    client.on('data', (data: Buffer) => {
+      pending = Buffer.concat([pending, data]);
+      for (;;) {
+        if (pending.length < 2) return;
+        expect(pending[0]).toBe(0x82);
+        const short = pending[1]!;
+        const header = short < 126 ? 2 : 4;
+        if (pending.length < header) return;
+        const length = short < 126 ? short : pending.readUInt16BE(2);
+        if (pending.length < header + length) return;
+        out.messages.push(pending.subarray(header, header + length));
+        out.at.push(Date.now());
+        pending = pending.subarray(header + length);
+      }
+    });
+    return out;
+  }
+
+  const rtp = (b: Buffer) => ({
+    marker: (b[1]! & 0x80) !== 0,
+    sequence: b.readUInt16BE(2),
+    timestamp: b.readUInt32BE(4),
+  });
+
+  async function until(done: () => boolean, ms = 3_000) {
+    const start = Date.now();
+    while (!done()) {
+      if (Date.now() - start > ms) throw new Error('timed out');
+      await sleep(5);
+    }
+  }
+
+  it('sends paced, byte for byte what the main thread sends, RTP counting on across a clear()', async () => {
+    const pair = await tcpPair();
+    const pacer = createWorkerPacer();
+    const received = frames(pair.client);
+    const edgeOptions = {
+      codec: 'pcmu' as const,
+      framing: 'rtp' as const,
+      ssrc: 0x11223344,
+      initialSequence: 65_530,
+      initialTimestamp: 2 ** 32 - 480,
+    };
+    let closing = 0;
+    const lefts: number[] = [];
+    const socket: WsMediaSocket = {
+      send() {},
+      close: () => pair.server.end(),
+      onMessage() {},
+      onClose() {},
+      direct: () => ({
+        fd: pair.fd,
+        guard(hooks) {
+          const internals = pair.server as unknown as { _destroy: (e: Error | null, cb: () => void) => void };
+          const destroy = internals._destroy;
+          internals._destroy = function (this: unknown, e, cb) {
+            closing += 1;
+            hooks.closing();
+            destroy.call(this, e, cb);
+          };
+        },
+        terminate: () => pair.server.destroy(),
+      }),
+      frameLeft: (gridAt, sentAt) => void lefts.push(sentAt - gridAt),
+    };
+    const bound = createWsMediaLeg({
+      sid: 'ws_direct',
+      socket,
+      edge: new WsMediaEdge(edgeOptions),
+      ticker: createFrameTicker(systemClock),
+      pacer,
+      now: () => Date.now(),
+    });
+    try {
+      // A talkspurt: exactly the packets the main thread's encode gives, one every 20 ms.
+      const reference = new WsMediaEdge(edgeOptions);
+      const first = [...Array(10).keys()].map(tone);
+      const expected = first.map((f, i) => Buffer.from(reference.encode(f, i === 0)));
+      for (const f of first) bound.leg.play(f);
+      await until(() => received.messages.length >= 10);
+      expect(received.messages.slice(0, 10)).toEqual(expected);
+      expect(received.at[9]! - received.at[0]!).toBeGreaterThanOrEqual(150);
+      await bound.leg.drained();
+      expect(bound.leg.playedMs).toBe(200);
+      await until(() => lefts.length >= 10);
+      expect(lefts.every((late) => late >= 0 && late < 1_000)).toBe(true);
+
+      // A second talkspurt cut by a barge-in: the frames cleared leave no sequence gap.
+      await sleep(60);
+      for (let i = 0; i < 40; i += 1) bound.leg.play(tone(i));
+      await sleep(110);
+      bound.leg.clear();
+      const cutAt = received.messages.length;
+      await sleep(60);
+      const second = received.messages.length - 10;
+      expect(second).toBeGreaterThanOrEqual(3);
+      expect(second).toBeLessThan(12);
+      expect(received.messages.length - cutAt).toBeLessThanOrEqual(1); // within one frame
+      expect(bound.leg.playedMs).toBe(200 + second * 20);
+
+      // A third after a silence.
+      await sleep(100);
+      for (let i = 0; i < 3; i += 1) bound.leg.play(tone(i));
+      await until(() => received.messages.length >= 10 + second + 3);
+      const headers = received.messages.map((m) => rtp(m));
+      headers.forEach((h, i) => {
+        expect(received.messages[i]!.readUInt32BE(8)).toBe(0x11223344);
+        expect(received.messages[i]!.length).toBe(12 + 160);
+        expect(h.marker).toBe(i === 0 || i === 10 || i === 10 + second);
+        if (i === 0) return;
+        const before = headers[i - 1]!;
+        expect(h.sequence).toBe((before.sequence + 1) % 65_536);
+        const step = (h.timestamp - before.timestamp) >>> 0;
+        if (!h.marker) expect(step).toBe(160);
+        else {
+          // Across a silence the timestamp moves on with the time that passed (5 ms ticks).
+          expect(step % 40).toBe(0);
+          const elapsed = ((received.at[i]! - received.at[i - 1]!) * 8000) / 1000;
+          expect(Math.abs(step - elapsed)).toBeLessThan(8 * 25);
+        }
+      });
+      expect(headers[0]!.sequence).toBe(65_530);
+      expect(headers[0]!.timestamp).toBe(2 ** 32 - 480);
+
+      // The socket closes: the worker never writes to it again.
+      await bound.leg.drained();
+      // Frames out counts what left (seen on the beat after), not the frames cleared.
+      const framesOut = () => bound.leg.linkStats?.().framesOut ?? -1;
+      await until(() => framesOut() >= received.messages.length);
+      await sleep(40);
+      expect(framesOut()).toBe(received.messages.length);
+      await bound.leg.hangup();
+      const count = received.messages.length;
+      bound.leg.play(tone(1));
+      await sleep(60);
+      expect(received.messages.length).toBe(count);
+      pair.server.destroy();
+      expect(closing).toBe(1);
+    } finally {
+      await pacer.close();
+      pair.close();
+    }
+  });
+
+  it('keeps to the main thread when told to (PARLEY_WS_MEDIA_SENDER=main) or with a caller pacer', async () => {
+    for (const [pacer, direct] of [
+      [createCallerPacer(), true],
+      [createWorkerPacer(), false],
+    ] as const) {
+      let asked = 0;
+      const socket: WsMediaSocket = {
+        send() {},
+        close() {},
+        onMessage() {},
+        onClose() {},
+        direct: () => {
+          asked += 1;
+          return null;
+        },
+      };
+      const bound = createWsMediaLeg({
+        sid: 'ws_main',
+        socket,
+        edge: new WsMediaEdge({ codec: 'pcmu', framing: 'rtp' }),
+        ticker: createFrameTicker(createManualClock()),
+        pacer,
+        now: () => 0,
+        direct,
+      });
+      expect(asked).toBe(0);
+      await bound.leg.hangup();
+      await pacer.close();
+    }
   });
 });

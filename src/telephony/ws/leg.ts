@@ -1,5 +1,29 @@
 import { FRAME_MS, samplesPerFrame, type AudioFrame, type MediaReceiver } from '../../media/index.ts';
-import { FrameRing, sendBeat, type FramePacer, type FrameTick, type FrameTicker } from '../pacing/index.ts';
+import {
+  FrameRing,
+  RTP_GRID_AT,
+  RTP_SEQUENCE,
+  RTP_TIMESTAMP,
+  SOCKET_BROKEN,
+  SOCKET_CLOCK_RATE,
+  SOCKET_RTP,
+  WIRE_HEADER_ROOM,
+  closeSocket,
+  flushOwed,
+  holdForMain,
+  messageSent,
+  releaseFromMain,
+  sendBeat,
+  socketBuffer,
+  socketView,
+  stampMessage,
+  type FramePacer,
+  type FrameTick,
+  type FrameTicker,
+  type SentBeat,
+  type SlotSent,
+  type SocketView,
+} from '../pacing/index.ts';
 import type { CallLeg, LegEndReason } from '../types.ts';
 import type { WsMediaEdge } from './edge.ts';
 import { WS_CLOSE, type WsMediaSocket } from './socket.ts';
@@ -17,6 +41,14 @@ import { WS_CLOSE, type WsMediaSocket } from './socket.ts';
 // ends the leg; ending the leg tells the client (`call_ended`) and closes the socket. Its link
 // statistics (for the call's quality) are the edge's counts, each message timed on the carrier's
 // clock as it comes.
+//
+// With a worker pacer and a plain TCP socket (`direct`, the default), our frames are encoded as
+// they are queued, into the ring's byte slots, and the pacer worker writes each to the socket's
+// descriptor itself as it leaves, stamping its RTP header then (docs/ws-media.md): the main
+// thread's event loop no longer delays them. The socket's own messages (text, pings, close) still
+// go through the WebSocket library; a shared state word keeps the two from mixing and the worker
+// from writing once the socket may close. Should the pacer fall back to the carrier's beat, that
+// beat sends the same bytes through the socket.
 
 /**
  * Bare payloads: a beat delivers silence when nothing came for this long. One frame, and half a
@@ -37,6 +69,11 @@ export interface WsMediaLegOptions {
   ticker: FrameTicker;
   pacer: FramePacer;
   now: () => number;
+  /**
+   * Lets the pacer worker write our frames to the socket itself when it can (default true); false
+   * sends them from the carrier's beat on this thread (PARLEY_WS_MEDIA_SENDER=main).
+   */
+  direct?: boolean;
 }
 
 /** The leg, and where the carrier hands it what the socket brings once bound. */
@@ -51,7 +88,49 @@ export interface BoundWsMedia {
 export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
   const { socket, edge, ticker, pacer, now } = options;
   const onArrival = edge.framing === 'payload';
-  const outgoing = new FrameRing();
+  const direct = options.direct !== false && pacer.mode === 'worker' ? (socket.direct?.() ?? null) : null;
+  const wire: SocketView | null = direct ? socketView(socketBuffer(edge.maxMessageBytes)) : null;
+  if (wire) {
+    wire.control[SOCKET_RTP] = edge.framing === 'rtp' ? 1 : 0;
+    wire.control[SOCKET_CLOCK_RATE] = edge.sendClockRate;
+    const first = edge.nextRtp;
+    wire.rtp[RTP_SEQUENCE] = first.sequence;
+    wire.rtp[RTP_TIMESTAMP] = first.timestamp;
+    wire.rtp[RTP_GRID_AT] = Number.NaN;
+  }
+  const outgoing = new FrameRing(
+    wire
+      ? {
+          encode(frame, slot) {
+            const at = slot * wire.slotBytes + WIRE_HEADER_ROOM;
+            let length = 0;
+            try {
+              length = edge.encodeInto(frame, wire.bytes.subarray(at, (slot + 1) * wire.slotBytes));
+            } catch {
+              length = 0; // the edge closed (the leg ended): the frame is not sent
+            }
+            wire.lengths[slot] = length;
+          },
+        }
+      : {},
+  );
+  /** The carrier's beat sends a direct leg's bytes itself (the pacer fell back to it). */
+  const sendHere: SlotSent | undefined = wire
+    ? (slot, talkspurtStart, gridAt) => {
+        const length = wire.lengths[slot] ?? 0;
+        if (length === 0) return;
+        const start = stampMessage(wire, slot, talkspurtStart, gridAt);
+        socket.send(wire.bytes.slice(start, start + length));
+        messageSent(wire, slot, gridAt);
+      }
+    : undefined;
+  let cut = false;
+  const frameLeft = socket.frameLeft?.bind(socket);
+  const left = (sent: SentBeat) => {
+    if (!sent.frame) return;
+    edge.countSent();
+    frameLeft?.(sent.gridAt, sent.sentAt);
+  };
   let receiver: MediaReceiver | null = null;
   let endReason: LegEndReason | null = null;
   let talking = false;
@@ -69,6 +148,20 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
   const beat: FrameTick = {
     send(at) {
       if (endReason) return;
+      if (wire) {
+        if (pacer.mode === 'caller') {
+          // The worker is gone: the rest of a frame it owed the socket goes from here.
+          if (direct) flushOwed(wire, direct.fd);
+          sendBeat(outgoing.view, at, now(), sendHere);
+        }
+        outgoing.hear(left);
+        if (!cut && Atomics.load(wire.control, SOCKET_BROKEN) !== 0) {
+          // A write to the socket failed: the connection is gone.
+          cut = true;
+          direct?.terminate();
+        }
+        return;
+      }
       if (pacer.mode === 'caller') sendBeat(outgoing.view, at, now());
       outgoing.hear((sent) => {
         if (!sent.frame) {
@@ -97,11 +190,20 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
     },
   };
   ticker.add(beat);
-  pacer.add(outgoing);
+  if (direct && wire) {
+    const { control } = wire;
+    direct.guard({
+      closing: () => closeSocket(control),
+      writing: () => holdForMain(control),
+      written: () => releaseFromMain(control),
+    });
+    pacer.add(outgoing, { fd: direct.fd, buffer: wire.buffer });
+  } else pacer.add(outgoing);
 
   function end(reason: LegEndReason) {
     if (endReason) return;
     endReason = reason;
+    if (wire) closeSocket(wire.control); // the worker never writes to this socket again
     ticker.delete(beat);
     pacer.delete(outgoing);
     outgoing.close();

@@ -10,6 +10,31 @@ export interface WsMediaSocket {
   onMessage(handler: (data: string | Uint8Array) => void): void;
   /** Once, when the socket is gone (closed by either side, or dropped). */
   onClose(handler: () => void): void;
+  /**
+   * The plain TCP socket underneath, for a pacer thread to write the call's audio to directly
+   * (docs/ws-media.md); null when there is none to write to (TLS, or not a TCP socket).
+   */
+  direct?(): DirectSocket | null;
+  /**
+   * With `direct`: each audio frame the pacer wrote to the socket itself, with its grid time and
+   * when it left, seen on the call's next beat (a measuring hook: the bench's).
+   */
+  frameLeft?(gridAt: number, sentAt: number): void;
+}
+
+/** A socket whose descriptor another thread writes whole WebSocket frames to. */
+export interface DirectSocket {
+  /** The TCP socket's file descriptor. */
+  readonly fd: number;
+  /**
+   * Calls `closing` before the descriptor can close (every way the socket closes, and the
+   * WebSocket's close frame, after which no data frame may follow), and brackets each of the
+   * socket's own writes with `writing` ('held': then `written` once that write is all out; 'go':
+   * write unheld; 'wait': the other thread owes the rest of a frame, try again shortly).
+   */
+  guard(hooks: { closing(): void; writing(): 'held' | 'go' | 'wait'; written(): void }): void;
+  /** Cuts the connection at once, without a close frame (its byte stream is corrupt). */
+  terminate(): void;
 }
 
 /** Close codes the carrier uses (4000-4999 are the application's). */

@@ -1,0 +1,234 @@
+import { writeSync } from 'node:fs';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SESSION_RATE, type AudioFrame } from '../../media/index.ts';
+import { FrameRing } from './frame-ring.ts';
+import { createWorkerPacer } from './pacer.ts';
+import {
+  FRAME_SAMPLES,
+  SOCKET_BROKEN,
+  SOCKET_BUSY,
+  SOCKET_CLOSED,
+  SOCKET_DROPPED,
+  SOCKET_SENT,
+  SOCKET_STATE,
+  WIRE_HEADER_ROOM,
+  socketBuffer,
+  socketView,
+  type SocketView,
+} from './ring-layout.ts';
+import {
+  closeSocket,
+  flushOwed,
+  holdForMain,
+  releaseFromMain,
+  writeSlot,
+  writerGone,
+} from './wire-writer.ts';
+
+// The pacer worker writing frames straight to a socket's descriptor: the state word that keeps it
+// off a closed socket and out of the main thread's writes, a full buffer (EAGAIN) dropping the
+// frame, a partial write breaking the leg. Over a real TCP pair on 127.0.0.1.
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A connected TCP pair: `server` (whose descriptor is written to) and `client` (reading). */
+async function tcpPair(): Promise<{ server: Socket; client: Socket; fd: number }> {
+  const accepted: Socket[] = [];
+  const listener: Server = createServer((s) => accepted.push(s));
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const address = listener.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  const client = connect(address.port, '127.0.0.1');
+  await new Promise<void>((resolve) => client.once('connect', resolve));
+  while (accepted.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  const server = accepted[0]!;
+  cleanups.push(() => {
+    client.destroy();
+    server.destroy();
+    listener.close();
+  });
+  const fd = (server as unknown as { _handle: { fd: number } })._handle.fd;
+  expect(fd).toBeGreaterThanOrEqual(0);
+  return { server, client, fd };
+}
+
+/** A socket buffer for bare 8-byte messages whose bytes are the slot's number. */
+function bareView(messageBytes = 8): SocketView {
+  const view = socketView(socketBuffer(messageBytes));
+  for (let slot = 0; slot < view.lengths.length; slot += 1) {
+    view.lengths[slot] = messageBytes;
+    const at = slot * view.slotBytes + WIRE_HEADER_ROOM;
+    view.bytes.fill(slot, at, at + messageBytes);
+  }
+  return view;
+}
+
+const frame = (value: number): AudioFrame => ({
+  samples: new Int16Array(FRAME_SAMPLES).fill(value),
+  sampleRate: SESSION_RATE,
+  at: 0,
+});
+
+describe('writing frames to a socket from the pacer', () => {
+  it('writes one whole WebSocket frame per slot', async () => {
+    const { client, fd } = await tcpPair();
+    const got: Buffer[] = [];
+    client.on('data', (d: Buffer) => got.push(d));
+    const view = bareView();
+    expect(writeSlot(view, fd, 3, true, 0)).toBe('sent');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([...Buffer.concat(got)]).toEqual([0x82, 8, 3, 3, 3, 3, 3, 3, 3, 3]);
+    expect(view.control[SOCKET_SENT]).toBe(1);
+  });
+
+  it('never writes once the main thread closed it, and waits out the main thread’s own write', () => {
+    const view = bareView();
+    let writes = 0;
+    const write = () => (writes += 1) && 10;
+    expect(holdForMain(view.control)).toBe('held');
+    expect(writeSlot(view, 99, 0, false, 0, write)).toBe('busy');
+    expect(view.control[SOCKET_BUSY]).toBe(1);
+    releaseFromMain(view.control);
+    expect(writeSlot(view, 99, 0, false, 0, write)).toBe('sent');
+    closeSocket(view.control);
+    expect(view.control[SOCKET_STATE]).toBe(SOCKET_CLOSED);
+    expect(holdForMain(view.control)).toBe('go');
+    releaseFromMain(view.control);
+    expect(writeSlot(view, 99, 1, false, 0, write)).toBe('closed');
+    expect(writes).toBe(1);
+  });
+
+  it('drops a frame when the socket buffer is full (EAGAIN), counted', async () => {
+    const { client, fd } = await tcpPair();
+    client.pause();
+    // Fill the socket's buffer to the last byte, as a client that stopped reading would.
+    const filler = new Uint8Array(64 * 1024);
+    for (let i = 0; i < 100_000; i += 1) {
+      try {
+        writeSync(fd, filler, 0, i < 1_000 ? filler.length : 1);
+      } catch (err) {
+        expect((err as NodeJS.ErrnoException).code).toBe('EAGAIN');
+        break;
+      }
+    }
+    const view = bareView(1200);
+    expect(writeSlot(view, fd, 0, false, 0)).toBe('dropped');
+    expect(writeSlot(view, fd, 1, false, 20)).toBe('dropped');
+    expect(view.control[SOCKET_DROPPED]).toBe(2);
+    expect(view.control[SOCKET_BROKEN]).toBe(0);
+    expect(view.control[SOCKET_SENT]).toBe(0);
+  });
+
+  it('owes the rest of a frame a nearly full buffer took in part, and writes it as the client reads', async () => {
+    const { client, fd } = await tcpPair();
+    client.pause();
+    const view = bareView(1200);
+    let result = 'sent';
+    let n = 0;
+    for (; n < 100_000 && result === 'sent'; n += 1) result = writeSlot(view, fd, n % 50, false, n * 20);
+    // Linux takes what fits: a partial write comes before EAGAIN.
+    expect(['partly', 'dropped']).toContain(result);
+    // Owed: the leg's next frames are dropped, the main thread's writes wait.
+    if (result === 'partly') {
+      expect(writeSlot(view, fd, n % 50, false, n * 20)).toBe('dropped');
+      expect(holdForMain(view.control)).toBe('wait');
+    }
+    const sent = view.control[SOCKET_SENT]!;
+    const chunks: Buffer[] = [];
+    let length = 0;
+    client.on('data', (d: Buffer) => {
+      chunks.push(d);
+      length += d.length;
+    });
+    client.resume();
+    while (flushOwed(view, fd)) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(holdForMain(view.control)).toBe('held');
+    releaseFromMain(view.control);
+    const total = sent * 1204;
+    while (length < total) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(length).toBe(total);
+    const all = Buffer.concat(chunks);
+    for (let i = 0; i < sent; i += 1) {
+      expect(all[i * 1204]).toBe(0x82);
+      expect(all.readUInt16BE(i * 1204 + 2)).toBe(1200);
+      expect(all[i * 1204 + 4]).toBe(i % 50);
+    }
+  });
+
+  it('owes the rest of a partial write before anything else; a failed write breaks the leg', () => {
+    const view = bareView();
+    const out: number[] = [];
+    const writeAt = (limit: number) => (_fd: number, bytes: Uint8Array, offset: number, length: number) => {
+      const n = Math.min(limit, length);
+      out.push(...bytes.subarray(offset, offset + n));
+      return n;
+    };
+    expect(writeSlot(view, 99, 0, false, 0, writeAt(4))).toBe('partly');
+    expect(view.control[SOCKET_SENT]).toBe(1);
+    expect(writeSlot(view, 99, 1, false, 20, writeAt(100))).toBe('dropped');
+    expect(flushOwed(view, 99, writeAt(3))).toBe(true);
+    expect(flushOwed(view, 99, writeAt(100))).toBe(false);
+    expect(writeSlot(view, 99, 2, false, 40, writeAt(100))).toBe('sent');
+    expect(out).toEqual([0x82, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0x82, 8, 2, 2, 2, 2, 2, 2, 2, 2]);
+    // The connection is gone (EPIPE): flagged, never written again.
+    const fail = () => {
+      throw Object.assign(new Error('EPIPE'), { code: 'EPIPE' });
+    };
+    expect(writeSlot(view, 99, 3, false, 60, fail)).toBe('broken');
+    expect(view.control[SOCKET_BROKEN]).toBe(1);
+    expect(writeSlot(view, 99, 4, false, 80, writeAt(100))).toBe('broken');
+  });
+
+  it('never hangs the main thread on a writer stopped mid-write', () => {
+    const view = bareView();
+    Atomics.store(view.control, SOCKET_STATE, 1); // as a worker terminated between its claim and its release
+    writerGone(view.control); // what the pacer does when the thread exits
+    expect(view.control[SOCKET_STATE]).toBe(0);
+    Atomics.store(view.control, SOCKET_STATE, 1);
+    const started = performance.now();
+    closeSocket(view.control); // the exit not seen yet: it waits a second at most
+    expect(performance.now() - started).toBeGreaterThanOrEqual(999);
+    expect(view.control[SOCKET_STATE]).toBe(SOCKET_CLOSED);
+  });
+
+  it('a real worker writes paced frames, and nothing once the socket is closed', async () => {
+    const { client, fd } = await tcpPair();
+    let received = Buffer.alloc(0);
+    const arrivals: number[] = [];
+    client.on('data', (d: Buffer) => {
+      received = Buffer.concat([received, d]);
+      arrivals.push(performance.now());
+    });
+    const view = socketView(socketBuffer(2));
+    const ring = new FrameRing({
+      encode(samples, slot) {
+        const at = slot * view.slotBytes + WIRE_HEADER_ROOM;
+        view.bytes[at] = samples[0]!;
+        view.bytes[at + 1] = 0xee;
+        view.lengths[slot] = 2;
+      },
+    });
+    const pacer = createWorkerPacer();
+    cleanups.push(() => pacer.close());
+    pacer.add(ring, { fd, buffer: view.buffer });
+    for (let i = 1; i <= 10; i += 1) ring.play(frame(i));
+    const started = performance.now();
+    while (received.length < 40 && performance.now() - started < 2_000)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect([...received]).toEqual([...Array(10).keys()].flatMap((i) => [0x82, 2, i + 1, 0xee]));
+    // Paced: ten frames take nine beats (180 ms) and a little.
+    expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThan(150);
+    // Closed: queued frames leave the ring but none reach the socket.
+    closeSocket(view.control);
+    for (let i = 11; i <= 15; i += 1) ring.play(frame(i));
+    while (!ring.idle) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(received.length).toBe(40);
+    expect(view.control[SOCKET_SENT]).toBe(10);
+  });
+});
