@@ -166,9 +166,10 @@ describe.each(COMBINATIONS)('%s with %s framing', (codec, framing) => {
         expect(receiver.takeArrived(i * 20)).toBeNull(); // RTP waits for its tick
         received.push(...drain(receiver, 1, i));
       } else {
-        // A bare payload is handed over as it comes, timed at its arrival; nothing waits for a tick.
+        // A bare payload is handed over as it comes, timed as having started 20 ms before its
+        // arrival (the client captured it over those 20 ms); nothing waits for a tick.
         const frames = arrived(receiver, i * 20 + 7);
-        expect(frames.map((f) => f.at)).toEqual([i * 20 + 7]);
+        expect(frames.map((f) => f.at)).toEqual([i * 20 - 13]);
         received.push(...frames);
         expect(receiver.next(i * 20 + 10)).toBeNull();
       }
@@ -356,29 +357,31 @@ describe('WsMediaEdge', () => {
       expect(receiver.accept(sender.encode(frameOf(constantFrame(k)), k === 1), at)).toBeNull();
       return arrived(receiver, at);
     };
-    // Steady: frame k due and arriving at 20 k, timed at its arrival.
+    // Steady: frame k due and arriving at 20 k, timed as having started 20 ms before it.
     const got = [0, 1, 2].flatMap((k) => send(k, k * 20));
-    expect(got.map((f) => f.at)).toEqual([0, 20, 40]);
-    // The client stalls: frames 3-7 (due at 60-140) come at once at 140. Each is handed over as it
-    // comes, nothing waits for a beat; they go back into the gap, at the times they were due.
+    expect(got.map((f) => f.at)).toEqual([-20, 0, 20]);
+    // The client stalls: frames 3-7 (due at 60-140, so started at 40-120) come at once at 140.
+    // Each is handed over as it comes, nothing waits for a beat; they go back into the gap (the
+    // timeline ends at 40, within the back-fill of the burst's start at 120), at the times they
+    // started.
     const burst = [3, 4, 5, 6, 7].flatMap((k) => send(k, 140));
     expect(burst.map(constantOf)).toEqual([3, 4, 5, 6, 7]);
-    expect(burst.map((f) => f.at)).toEqual([60, 80, 100, 120, 140]);
+    expect(burst.map((f) => f.at)).toEqual([40, 60, 80, 100, 120]);
     expect(receiver.next(160)).toBeNull(); // nothing left for the beat
-    expect(receiver.audioUntil).toBe(160);
-    expect(send(8, 160).map((f) => f.at)).toEqual([160]);
-    // A pause (nothing sent for 200 ms): the next frame starts again at its arrival.
-    expect(send(9, 380).map((f) => f.at)).toEqual([380]);
+    expect(receiver.audioUntil).toBe(140);
+    expect(send(8, 160).map((f) => f.at)).toEqual([140]);
+    // A pause (nothing sent for 200 ms): the next frame starts again 20 ms before its arrival.
+    expect(send(9, 380).map((f) => f.at)).toEqual([360]);
     // A gap longer than the back-fill reads as a pause (a stall cannot be told from one): the
-    // frames after it start again at their arrival.
+    // frames after it (timeline end 380, their start 540) start again 20 ms before their arrival.
     const late = [10, 11, 12].flatMap((k) => send(k, 560));
-    expect(late.map((f) => f.at)).toEqual([560, 580, 600]);
-    // Sixty at once after a pause: all handed over (there is no queue to overflow), 20 ms apart,
-    // but none more than 1 s ahead of its arrival.
+    expect(late.map((f) => f.at)).toEqual([540, 560, 580]);
+    // Sixty at once after a pause: all handed over (there is no queue to overflow), 20 ms apart
+    // from 20 ms before their arrival, but none more than 1 s ahead of that start.
     const flood = Array.from({ length: 60 }, (_, k) => send(k + 1, 2_000)).flat();
     expect(flood.map(constantOf)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
-    expect(flood.slice(0, 51).map((f) => f.at)).toEqual(Array.from({ length: 51 }, (_, i) => 2_000 + i * 20));
-    expect(flood.slice(50).every((f) => f.at === 3_000)).toBe(true);
+    expect(flood.slice(0, 51).map((f) => f.at)).toEqual(Array.from({ length: 51 }, (_, i) => 1_980 + i * 20));
+    expect(flood.slice(50).every((f) => f.at === 2_980)).toBe(true);
     expect(receiver.stats).toEqual({ received: 73, refused: 0, lost: 0, late: 0, reordered: 0 });
   });
 
@@ -389,21 +392,23 @@ describe('WsMediaEdge', () => {
       expect(receiver.accept(sender.encode(frameOf(frame), false), at)).toBeNull();
       return arrived(receiver, at).map((f) => f.at);
     };
-    expect(send(sineFrame(0), 0)).toEqual([0]);
-    // A stall past the back-fill: the timeline restarts at the burst's arrival, so the 8 frames
-    // of the burst run 140 ms ahead of the clock, 20 ms apart.
+    // The clock a frame is measured against is its start: 20 ms before its arrival.
+    expect(send(sineFrame(0), 0)).toEqual([-20]);
+    // A stall past the back-fill: the timeline restarts at the burst's start (280, arriving at
+    // 300), so the 8 frames of the burst run 140 ms ahead of the clock, 20 ms apart.
     const burst = Array.from({ length: 8 }, (_, i) => send(sineFrame(i + 1), 300)).flat();
-    expect(burst).toEqual(Array.from({ length: 8 }, (_, i) => 300 + i * 20));
-    // The caller goes on talking, steadily: speech keeps its length, still 140 ms ahead.
+    expect(burst).toEqual(Array.from({ length: 8 }, (_, i) => 280 + i * 20));
+    // The caller goes on talking, steadily: speech keeps its length, still 140 ms ahead of each
+    // frame's start (20 ms before its arrival at 320 + 20 i).
     const talk = Array.from({ length: 10 }, (_, i) => send(sineFrame(i + 9), 320 + i * 20)).flat();
-    expect(talk.map((at, i) => at - (320 + i * 20))).toEqual(Array(10).fill(140));
+    expect(talk.map((at, i) => at - (300 + i * 20))).toEqual(Array(10).fill(140));
     // Then quiet (after one frame that still holds the sender's resampler tail of the tone):
-    // each frame is timed catchUpMs sooner than the timeline until it is back on its arrival,
-    // and then stays there.
-    expect(send(constantFrame(0), 520)).toEqual([660]);
+    // each frame is timed catchUpMs sooner than the timeline until it is back on its start (20 ms
+    // before its arrival), and then stays there.
+    expect(send(constantFrame(0), 520)).toEqual([640]);
     const { catchUpMs } = WS_PAYLOAD_TIMING;
     const quiet = Array.from({ length: 60 }, (_, i) => send(constantFrame(0), 540 + i * 20)).flat();
-    const ahead = quiet.map((at, i) => at - (540 + i * 20));
+    const ahead = quiet.map((at, i) => at - (520 + i * 20));
     expect(ahead[0]).toBe(140 - catchUpMs);
     for (let i = 1; i < ahead.length; i += 1) expect(ahead[i]).toBe(Math.max(0, ahead[i - 1]! - catchUpMs));
     expect(ahead.at(-1)).toBe(0);
@@ -418,7 +423,9 @@ describe('WsMediaEdge', () => {
       const packet = opusMultiFrame(packets.slice(p * 3, p * 3 + 3));
       expect(receiver.accept(packet, 1_000 + p * 60)).toBeNull();
       const got = arrived(receiver, 1_000 + p * 60);
-      expect(got.map((f) => f.at)).toEqual([1_000, 1_020, 1_040].map((at) => at + p * 60));
+      // The first frame 20 ms before the packet's arrival, the other two 20 ms apart after it;
+      // the next packet continues where this one ended.
+      expect(got.map((f) => f.at)).toEqual([980, 1_000, 1_020].map((at) => at + p * 60));
       frames.push(...got);
     }
     expect(frames).toHaveLength(9);
@@ -438,7 +445,9 @@ describe('WsMediaEdge', () => {
     expect(receiver.accept(tenMs, 0)).toBeNull();
     expect(arrived(receiver, 0)).toEqual([]);
     expect(receiver.accept(tenMs, 10)).toBeNull();
-    expect(arrived(receiver, 10).map((f) => f.at)).toEqual([10]);
+    // The frame the two made up is handed over with the second, timed 20 ms before it came: when
+    // the first one's 10 ms started (-10 to 0, then 0 to 10).
+    expect(arrived(receiver, 10).map((f) => f.at)).toEqual([-10]);
     expect(receiver.accept(tenMs, 20)).toBeNull();
     expect(arrived(receiver, 20)).toEqual([]);
   });

@@ -84,15 +84,17 @@ export const WS_JITTER_TARGET_FRAMES = 3;
  */
 export const WS_JITTER_MAX_FRAMES = 12;
 /**
- * How bare payloads are timed (they carry no timestamps): each frame 20 ms after the one before,
- * so a burst keeps its spacing. A frame that comes within `backfillMs` of where the last one ended
- * continues that timeline (a burst after a stall goes back into the gap it left); after a longer
- * gap the timeline restarts at the arrival. No frame is timed more than `aheadMs` ahead of its
- * arrival (a whole line sent at once). A frame that comes `burstMs` or more after the one before
- * (a steady stream, not a burst) while the timeline runs ahead of the clock is timed `catchUpMs`
- * sooner than the timeline says if it is quiet (speech keeps its length), so a burst that went
- * ahead does not leave the call timed ahead (endpointing would wait that much longer) for the
- * rest of the call.
+ * How bare payloads are timed (they carry no timestamps). A frame that comes was captured over the
+ * 20 ms before the client sent it, so it is timed as starting then (its arrival minus 20 ms), but
+ * never at or before a silence the leg filled in meanwhile (the session keeps its frames in time
+ * order). Each frame after it is timed 20 ms after the one before, so a burst keeps its spacing.
+ * A frame that comes within `backfillMs` of where the last one ended continues that timeline (a
+ * burst after a stall goes back into the gap it left); after a longer gap the timeline restarts.
+ * No frame is timed more than `aheadMs` ahead (a whole line sent at once). A frame that comes
+ * `burstMs` or more after the one before (a steady stream, not a burst) while the timeline runs
+ * ahead is timed `catchUpMs` sooner than the timeline says if it is quiet (speech keeps its
+ * length), so a burst that went ahead does not leave the call timed ahead (endpointing would wait
+ * that much longer) for the rest of the call.
  */
 /** Peak below which a frame is quiet (about -40 dBFS): catching up on it shortens no speech. */
 const QUIET_PEAK = 300;
@@ -413,6 +415,8 @@ export class WsMediaEdge {
   private timelineEnd: number | null = null;
   /** Payload framing: when the last message with audio came. */
   private lastPayloadAt: number | null = null;
+  /** Payload framing: the time of the last silence the leg filled in (see `filledSilence`). */
+  private lastFilledAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: WsMediaEdgeOptions) {
     const { codec, framing } = options;
@@ -590,10 +594,12 @@ export class WsMediaEdge {
     const steady = this.lastPayloadAt === null || arrivedAt - this.lastPayloadAt >= burstMs;
     this.lastPayloadAt = arrivedAt;
     const frame = this.shiftFrame(0);
+    // A frame that just came was captured over the 20 ms before it was sent: it started then.
+    const started = arrivedAt - FRAME_MS;
     let at: number;
-    if (end === null || end < arrivedAt - backfillMs) at = arrivedAt;
-    else if (end > arrivedAt && steady && isQuiet(frame.samples)) at = Math.max(arrivedAt, end - catchUpMs);
-    else at = Math.min(end, arrivedAt + aheadMs);
+    if (end === null || end < started - backfillMs) at = Math.max(started, this.lastFilledAt + 1);
+    else if (end > started && steady && isQuiet(frame.samples)) at = Math.max(started, end - catchUpMs);
+    else at = Math.min(end, started + aheadMs);
     this.timelineEnd = at + FRAME_MS;
     frame.at = at;
     return frame;
@@ -602,6 +608,14 @@ export class WsMediaEdge {
   /** Payload framing: where the audio handed over so far ends (null: none yet). */
   get audioUntil(): number | null {
     return this.timelineEnd;
+  }
+
+  /**
+   * Payload framing: the leg handed the session a frame of silence timed `at` (nothing came). The
+   * next frame that comes is timed after it: the session keeps its frames in time order.
+   */
+  filledSilence(at: number): void {
+    this.lastFilledAt = at;
   }
 
   /**

@@ -100,33 +100,39 @@ describe('WS media leg, the client audio', () => {
     }
     const steady = heard.filter((h) => h.value !== 0);
     expect(steady.map((h) => h.value)).toEqual([100, 200, 300, 400, 500]);
-    // Each at once, timed at its arrival: no wait for the beat.
+    // Each at once: no wait for the beat. A frame is timed as having started 20 ms before its
+    // arrival (the client captured it over those 20 ms), but never at or before the silence the
+    // leg filled in meanwhile (the beat at 20): the first at 21. The quiet ones after it (a level
+    // of 100 and 200) catch up 4 ms each (37, 53); speech (300 and up) keeps its length.
     expect(steady.map((h) => h.got - t0)).toEqual([27, 47, 67, 87, 107]);
-    expect(steady.map((h) => h.at - t0)).toEqual([27, 47, 67, 87, 107]);
+    expect(steady.map((h) => h.at - t0)).toEqual([21, 37, 53, 73, 93]);
     // The client stalls for 100 ms, then sends the 5 frames it held at once: all reach the
-    // receiver then, timed when they were due.
+    // receiver then, timed when they started (the timeline ended at 113, within the back-fill of
+    // the burst's start at 187).
     await clock.tick(100);
     const before = heard.length;
     for (let k = 6; k <= 10; k += 1) bound.audio(client.frame(k));
     const burst = heard.slice(before);
     expect(burst.map((h) => h.value)).toEqual([600, 700, 800, 900, 1000]);
     expect(burst.every((h) => h.got === t0 + 207)).toBe(true);
-    expect(burst.map((h) => h.at - t0)).toEqual([127, 147, 167, 187, 207]);
+    expect(burst.map((h) => h.at - t0)).toEqual([113, 133, 153, 173, 193]);
     // And the frame after it is not held behind the burst either.
     await clock.tick(20);
     bound.audio(client.frame(11));
-    expect(heard.at(-1)).toMatchObject({ value: 1100, got: t0 + 227, at: t0 + 227 });
-    // The client pauses, then sends a whole line at once (10 frames): all of it at once, 20 ms
-    // apart from its arrival; the beats its audio covers get no silence.
+    expect(heard.at(-1)).toMatchObject({ value: 1100, got: t0 + 227, at: t0 + 213 });
+    // The client pauses (the leg fills silence, the last at the beat of 400), then sends a whole
+    // line at once (10 frames) at 400: all of it at once, 20 ms apart, after that silence (401 to
+    // 581, so its audio ends at 601); the beats its audio covers get no silence.
     await clock.tick(173); // 400
     const line = heard.length;
     for (let k = 12; k <= 21; k += 1) bound.audio(client.frame(k));
     expect(heard.slice(line).map((h) => [h.value, h.at - t0, h.got - t0])).toEqual(
-      Array.from({ length: 10 }, (_, i) => [(12 + i) * 100, 400 + i * 20, 400]),
+      Array.from({ length: 10 }, (_, i) => [(12 + i) * 100, 401 + i * 20, 400]),
     );
-    await clock.tick(260); // to 660: beats from 420 to 660
+    // Beats from 420 to 660: 420 is within SILENCE_AFTER_MS of the line's arrival, 440-600 fall
+    // inside its audio, so silence from 620 on.
+    await clock.tick(260); // to 660
     expect(heard.slice(line + 10).map((h) => [h.value, h.at - t0])).toEqual([
-      [0, 600],
       [0, 620],
       [0, 640],
       [0, 660],
@@ -161,7 +167,8 @@ describe('WS media leg, the client audio', () => {
     const during = heard.slice(3);
     expect(during.map((h) => h.value)).toEqual(offsets.map((_, k) => (k + 1) * 100));
     // The client goes quiet (sends nothing) after its frame at 256 ms: the beat at 280 still
-    // waits (24 ms), silence from the first beat SILENCE_AFTER_MS after it, then on every beat.
+    // waits (24 ms), silence from the first beat SILENCE_AFTER_MS after it, then on every beat
+    // (its audio, each frame timed from 20 ms before it came, ends at 256: short of those beats).
     expect(SILENCE_AFTER_MS).toBe(30);
     await clock.tick(320 - t);
     const quiet = heard.slice(3 + offsets.length);
@@ -169,12 +176,14 @@ describe('WS media leg, the client audio', () => {
       [0, 300],
       [0, 320],
     ]);
-    // It speaks again: at once, and the beats stop filling.
+    // It speaks again: at once, timed right after the last silence filled in (the beat at 420;
+    // 20 ms before it came would be 405, before that silence), and the beats stop filling (the
+    // one at 440 is within SILENCE_AFTER_MS of its arrival at 425).
     await clock.tick(105);
     expect(heard).toHaveLength(3 + offsets.length + 7);
     bound.audio(client.frame(42));
     await clock.tick(15);
-    expect(heard.slice(3 + offsets.length + 7)).toMatchObject([{ value: 4200, at: t0 + 425 }]);
+    expect(heard.slice(3 + offsets.length + 7)).toMatchObject([{ value: 4200, at: t0 + 421 }]);
     client.close();
     bound.closed();
   });

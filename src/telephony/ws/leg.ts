@@ -32,7 +32,8 @@ import { WS_CLOSE, type WsMediaSocket } from './socket.ts';
 // decodes it to (G.711 at 8 kHz, else 16 kHz):
 // - bare payloads as they arrive, so a burst (the client's event loop stalled, then sent what it
 //   held) is handed over at once and leaves no queue behind it; each 20 ms frame timed on the
-//   carrier's clock by its arrival, 20 ms after the one before (the edge's WS_PAYLOAD_TIMING).
+//   carrier's clock from when it was captured (20 ms before it came), 20 ms after the one before,
+//   after any silence filled in (the edge's WS_PAYLOAD_TIMING).
 //   On the beat, silence only when nothing came for a beat and a bit (SILENCE_AFTER_MS: clients
 //   may send nothing while quiet, and the session needs its beat) and no audio covers the beat;
 // - RTP packets through the edge's jitter buffer, one frame per beat (silence while it has none).
@@ -186,6 +187,7 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
         }
       }
       silence.at = at;
+      if (onArrival) edge.filledSilence(at);
       receiver?.audio(silence);
     },
   };
