@@ -33,6 +33,7 @@ import {
   BENCH_API_KEY,
   freePort,
   machine,
+  intEnv,
   markdownTable,
   onCleanup,
   ROOT,
@@ -52,15 +53,6 @@ const DIAL_CAP = 1000;
 const REFILL_CAP = 200;
 const FROM = '+14155550100';
 const DAY_MS = 86_400_000;
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
 
 /** Recipients ingested (BENCH_CAMPAIGN_RECIPIENTS, a multiple of 100; default 1,000,000). */
 export const ingestCount = (): number => intEnv('BENCH_CAMPAIGN_RECIPIENTS', 1_000_000, 1000, 1_000_000);

@@ -184,7 +184,7 @@ export interface LoadSettings {
   warmupS: number;
 }
 
-function intEnv(name: string, fallback: number, min: number, max: number): number {
+export function intEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -282,4 +282,23 @@ export function writeResultsSection(caseName: string, body: string): void {
     text = `${text.trimEnd()}\n\n${section}\n`;
   }
   writeFileSync(RESULTS_FILE, text);
+}
+
+/** A comma-separated choice of `known` names from `name` (default all of them). */
+export function partsEnv<T extends string>(name: string, known: readonly T[]): Set<T> {
+  const raw = process.env[name];
+  const parts = new Set((raw ? raw.split(',') : known).map((p) => p.trim()));
+  for (const p of parts)
+    if (!(known as readonly string[]).includes(p))
+      throw new Error(`${name}: unknown part "${p}" (known: ${known.join(', ')})`);
+  return parts as Set<T>;
+}
+
+/** Comma-separated numbers of calls from `name` (default `fallback`). */
+export function stepsEnv(name: string, fallback: string): number[] {
+  const raw = process.env[name] ?? fallback;
+  const steps = raw.split(',').map((s) => Number(s.trim()));
+  if (steps.some((n) => !Number.isInteger(n) || n < 1 || n > 2000))
+    throw new Error(`${name} must be whole numbers of calls, got "${raw}"`);
+  return steps;
 }

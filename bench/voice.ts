@@ -28,7 +28,7 @@ import { createEnergyVAD } from '../src/providers/index.ts';
 import { createFakeSTT, createFakeTTS } from '../src/providers/testing/index.ts';
 import { PATIENCE_MS, isCompleteUtterance, type VoiceQuality } from '../src/voice/index.ts';
 import type { CaseContext } from './api.ts';
-import { machine, markdownTable, textTable, writeResultsSection } from './lib.ts';
+import { intEnv, machine, markdownTable, partsEnv, stepsEnv, textTable, writeResultsSection } from './lib.ts';
 import { startApiLoad, startInProcessApp, type ApiLoadResult } from './voice-api.ts';
 import { CALLER_LINES, FrameStats, runCalls, type CallRun } from './voice-calls.ts';
 import { runOffline, type OfflineResult, type OfflineRun } from './voice-offline.ts';
@@ -65,15 +65,6 @@ interface VoiceBenchSettings {
 
 type Pacer = 'worker' | 'caller';
 
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
-
 function pacerEnv(): Pacer {
   const raw = process.env.PARLEY_BENCH_VOICE_PACER ?? 'worker';
   if (raw !== 'worker' && raw !== 'caller')
@@ -82,18 +73,9 @@ function pacerEnv(): Pacer {
 }
 
 function voiceSettings(): VoiceBenchSettings {
-  const rawParts = process.env.PARLEY_BENCH_VOICE_PARTS;
-  const parts = new Set((rawParts ? rawParts.split(',') : PARTS).map((p) => p.trim()));
-  for (const p of parts)
-    if (!(PARTS as readonly string[]).includes(p))
-      throw new Error(`PARLEY_BENCH_VOICE_PARTS: unknown part "${p}" (known: ${PARTS.join(', ')})`);
-  const rawSteps = process.env.PARLEY_BENCH_VOICE_STEPS ?? '50,100,200,300,400,500';
-  const steps = rawSteps.split(',').map((s) => Number(s.trim()));
-  if (steps.some((n) => !Number.isInteger(n) || n < 1 || n > 2000))
-    throw new Error(`PARLEY_BENCH_VOICE_STEPS must be whole numbers of calls, got "${rawSteps}"`);
   return {
-    parts: parts as Set<Part>,
-    steps,
+    parts: partsEnv('PARLEY_BENCH_VOICE_PARTS', PARTS),
+    steps: stepsEnv('PARLEY_BENCH_VOICE_STEPS', '50,100,200,300,400,500'),
     baseline: intEnv('PARLEY_BENCH_VOICE_BASELINE', 300, 0, 2000),
     stepS: intEnv('PARLEY_BENCH_VOICE_STEP_S', 20, 5, 300),
     apiRate: intEnv('PARLEY_BENCH_VOICE_API_RATE', 100, 1, 10_000),

@@ -53,9 +53,12 @@ import {
   BENCH_API_KEY,
   ROOT,
   freePort,
+  intEnv,
   machine,
   markdownTable,
   onCleanup,
+  partsEnv,
+  stepsEnv,
   tempDir,
   textTable,
   writeResultsSection,
@@ -108,15 +111,6 @@ interface Settings {
   sender: 'worker' | 'main';
 }
 
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
-
 function senderEnv(): Settings['sender'] {
   const raw = process.env.PARLEY_BENCH_WS_MEDIA_SENDER || process.env.PARLEY_WS_MEDIA_SENDER || 'worker';
   if (raw !== 'worker' && raw !== 'main')
@@ -125,18 +119,9 @@ function senderEnv(): Settings['sender'] {
 }
 
 function settings(): Settings {
-  const rawParts = process.env.PARLEY_BENCH_WS_MEDIA_PARTS;
-  const parts = new Set((rawParts ? rawParts.split(',') : PARTS).map((p) => p.trim()));
-  for (const p of parts)
-    if (!(PARTS as readonly string[]).includes(p))
-      throw new Error(`PARLEY_BENCH_WS_MEDIA_PARTS: unknown part "${p}" (known: ${PARTS.join(', ')})`);
-  const rawSteps = process.env.PARLEY_BENCH_WS_MEDIA_STEPS ?? '50,100,200,300';
-  const steps = rawSteps.split(',').map((s) => Number(s.trim()));
-  if (steps.some((n) => !Number.isInteger(n) || n < 1 || n > 2000))
-    throw new Error(`PARLEY_BENCH_WS_MEDIA_STEPS must be whole numbers of calls, got "${rawSteps}"`);
   return {
-    parts: parts as Set<Part>,
-    steps,
+    parts: partsEnv('PARLEY_BENCH_WS_MEDIA_PARTS', PARTS),
+    steps: stepsEnv('PARLEY_BENCH_WS_MEDIA_STEPS', '50,100,200,300'),
     stepS: intEnv('PARLEY_BENCH_WS_MEDIA_STEP_S', 20, 5, 300),
     singleS: intEnv('PARLEY_BENCH_WS_MEDIA_SINGLE_S', 60, 10, 600),
     shareCalls: intEnv('PARLEY_BENCH_WS_MEDIA_SHARE_CALLS', 200, 1, 2000),
