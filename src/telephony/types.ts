@@ -47,6 +47,8 @@ export interface DialRequest {
   from: string;
   /** E.164 number dialed. */
   to: string;
+  /** The workspace placing the call (carriers that look up the caller id's trunk need it). */
+  workspaceId?: string;
   /** Called once the far end rings. */
   onRinging?: () => void;
   /** Aborting before answer cancels the attempt (the dial resolves `failed`, reason `canceled`). */
