@@ -120,6 +120,30 @@ export function phoneNumbersRepo(db: Db, clock: Clock) {
       return rows.map(toPhoneNumber);
     },
 
+    /** Numbers equal to `number` (E.164) of `provider`, in every workspace (a carrier's inbound lookup). */
+    async findEverywhere(number: string, provider: string): Promise<NumberRecord[]> {
+      const rows = await db
+        .selectFrom('phone_numbers')
+        .selectAll()
+        .where('number', '=', number)
+        .where('provider', '=', provider)
+        .orderBy('created_at')
+        .execute();
+      return rows.map(toPhoneNumber);
+    },
+
+    /** Every number of `provider`, in every workspace, oldest first (at most `limit`). */
+    async listEverywhere(provider: string, limit = 10_000): Promise<NumberRecord[]> {
+      const rows = await db
+        .selectFrom('phone_numbers')
+        .selectAll()
+        .where('provider', '=', provider)
+        .orderBy('created_at')
+        .limit(limit)
+        .execute();
+      return rows.map(toPhoneNumber);
+    },
+
     /** Newest first. */
     async list(
       workspaceId: string,

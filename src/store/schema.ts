@@ -214,6 +214,7 @@ export interface Schema {
   contacts: ContactTable;
   agent_versions: AgentVersionTable;
   ws_media_sessions: WsMediaSessionTable;
+  sip_registrations: SipRegistrationTable;
 }
 
 /** A published agent version: an immutable snapshot of the agent's draft (020). */
@@ -490,6 +491,18 @@ export interface WsMediaSessionTable {
   codec: string;
   framing: string;
   expires_at: number;
+}
+
+/** A number's SIP trunk registration as a node last reported it (024). */
+export interface SipRegistrationTable {
+  number_id: string;
+  /** `registering`, `registered` or `failed`. */
+  state: string;
+  error: string | null;
+  expires_at: number | null;
+  retry_at: number | null;
+  node: string;
+  updated_at: number;
 }
 
 /** A workspace's contact (`/v2/contacts`). */

@@ -749,6 +749,53 @@ for (const target of storeTargets()) {
         expect(raw?.slug).toBe('442071838750');
       });
 
+      it('finds a SIP number in every workspace that holds it, and lists SIP numbers everywhere', async () => {
+        const a = await workspace('a');
+        const b = await workspace('b');
+        const first = await create(a.id, '+14155550140', { host: '10.0.0.1' });
+        clock.advance(1);
+        const second = await create(b.id, '+14155550140', { host: '10.0.0.2' });
+        await create(b.id, '+14155550141');
+        const found = await store.phoneNumbers.findEverywhere('+14155550140', 'sip');
+        expect(found.map((n) => n.id)).toEqual([first?.id, second?.id]);
+        expect(await store.phoneNumbers.findEverywhere('+14155550141', 'sip')).toEqual([]);
+        expect((await store.phoneNumbers.listEverywhere('sip')).map((n) => n.workspaceId)).toEqual([a.id, b.id]);
+      });
+
+      it("keeps a number's latest SIP registration state", async () => {
+        const w = await workspace();
+        const n = await mustCreate(w.id, '+14155550142');
+        expect((await store.sipRegistrations.of([n.id])).size).toBe(0);
+        await store.sipRegistrations.save({
+          numberId: n.id,
+          state: 'failed',
+          error: 'SIP 403 Forbidden',
+          expiresAt: null,
+          retryAt: clock.now() + 30_000,
+          node: 'n1',
+        });
+        clock.advance(5);
+        await store.sipRegistrations.save({
+          numberId: n.id,
+          state: 'registered',
+          error: null,
+          expiresAt: clock.now() + 300_000,
+          retryAt: null,
+          node: 'n2',
+        });
+        expect((await store.sipRegistrations.of([n.id, 'other'])).get(n.id)).toEqual({
+          numberId: n.id,
+          state: 'registered',
+          error: null,
+          expiresAt: clock.now() + 300_000,
+          retryAt: null,
+          node: 'n2',
+          updatedAt: clock.now(),
+        });
+        await store.sipRegistrations.delete(n.id);
+        expect((await store.sipRegistrations.of([n.id])).size).toBe(0);
+      });
+
       it('round-trips SIP settings', async () => {
         const w = await workspace();
         const sip = {
