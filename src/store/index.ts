@@ -131,3 +131,4 @@ export {
   type RecordingWriter,
   type StoredRecording,
 } from './recordings.ts';
+export { readSipTrunk, type SipTransportSetting, type SipTrunk } from './sip-trunk.ts';

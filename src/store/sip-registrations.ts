@@ -42,7 +42,11 @@ export function sipRegistrationsRepo(db: Db, clock: Clock) {
     /** The states of `numberIds` that have one. */
     async of(numberIds: string[]): Promise<Map<string, SipRegistrationRecord>> {
       if (numberIds.length === 0) return new Map();
-      const rows = await db.selectFrom('sip_registrations').selectAll().where('number_id', 'in', numberIds).execute();
+      const rows = await db
+        .selectFrom('sip_registrations')
+        .selectAll()
+        .where('number_id', 'in', numberIds)
+        .execute();
       return new Map(
         rows.map((row) => [
           row.number_id,

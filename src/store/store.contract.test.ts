@@ -759,7 +759,10 @@ for (const target of storeTargets()) {
         const found = await store.phoneNumbers.findEverywhere('+14155550140', 'sip');
         expect(found.map((n) => n.id)).toEqual([first?.id, second?.id]);
         expect(await store.phoneNumbers.findEverywhere('+14155550141', 'sip')).toEqual([]);
-        expect((await store.phoneNumbers.listEverywhere('sip')).map((n) => n.workspaceId)).toEqual([a.id, b.id]);
+        expect((await store.phoneNumbers.listEverywhere('sip')).map((n) => n.workspaceId)).toEqual([
+          a.id,
+          b.id,
+        ]);
       });
 
       it("keeps a number's latest SIP registration state", async () => {

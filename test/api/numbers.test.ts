@@ -63,6 +63,7 @@ forEachStore('phone numbers API', (target) => {
       sip_term_uri: '',
       sip_outbound_proxy: null,
       sip_auth_username: null,
+      sip_registration: null,
       uac_enabled: false,
       uac_register_expires: null,
       is_voice_capable: true,
@@ -164,6 +165,9 @@ forEachStore('phone numbers API', (target) => {
         username: 'trunk-user',
         has_password: true,
         uac_register_expires: 600,
+        allowed_addresses: [],
+        inbound_username: null,
+        has_inbound_password: false,
       };
       expect(res.json().response.sip).toEqual(expectedSip);
       expect(res.body).not.toContain('s3cret-pa55');
@@ -187,7 +191,58 @@ forEachStore('phone numbers API', (target) => {
         username: null,
         has_password: false,
         uac_register_expires: 300,
+        allowed_addresses: [],
+        inbound_username: null,
+        has_inbound_password: false,
       });
+    });
+
+    it('stores who may call in, never returning the inbound password', async () => {
+      const n = fresh();
+      const res = await importNumber({
+        phone_number: n.e164,
+        provider: 'sip',
+        sip: {
+          host: 'trunk.example.com',
+          allowed_addresses: ['198.51.100.7', '203.0.113.0/24', '2001:db8::/32'],
+          inbound_username: 'pbx',
+          inbound_password: 'in-s3cret',
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().response.sip).toMatchObject({
+        allowed_addresses: ['198.51.100.7', '203.0.113.0/24', '2001:db8::/32'],
+        inbound_username: 'pbx',
+        has_inbound_password: true,
+      });
+      expect(res.body).not.toContain('in-s3cret');
+      expect((await getNumber(n.slug)).body).not.toContain('in-s3cret');
+      const flat = await importNumber({
+        phone_number: fresh().e164,
+        termination_uri: 'trunk.example.com',
+        sip_allowed_addresses: ['192.0.2.1'],
+      });
+      expect(flat.statusCode, flat.body).toBe(200);
+      expect(flat.json().response.sip.allowed_addresses).toEqual(['192.0.2.1']);
+    });
+
+    it.each([
+      [
+        { provider: 'sip', sip: { host: 'h', allowed_addresses: ['10.0.0.1', 'nope'] } },
+        ['body', 'sip', 'allowed_addresses', 1],
+      ],
+      [
+        { provider: 'sip', sip: { host: 'h', allowed_addresses: ['10.0.0.0/33'] } },
+        ['body', 'sip', 'allowed_addresses', 0],
+      ],
+      [
+        { termination_uri: 'h', sip_allowed_addresses: ['1.2.3.4/8/9'] },
+        ['body', 'sip_allowed_addresses', 0],
+      ],
+    ])('refuses an allow-list entry that is no address or range (%j)', async (body, loc) => {
+      const res = await importNumber({ phone_number: fresh().e164, ...body });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(JSON.stringify(res.json())).toContain(JSON.stringify(loc));
     });
 
     it('reports has_password false for an empty password', async () => {
@@ -871,6 +926,9 @@ forEachStore('phone numbers API', (target) => {
           username: 'acme',
           has_password: true,
           uac_register_expires: 300,
+          allowed_addresses: [],
+          inbound_username: null,
+          has_inbound_password: false,
         },
         sip_term_uri: 'sip:acme.sip.telnyx.com:5061;transport=tls',
         uac_register_expires: 300,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ParleyError, notFound, requireE164, toIso } from '../../core/index.ts';
-import type { Store, Workspace } from '../../store/index.ts';
+import type { SipRegistrationRecord, Store, Workspace } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import {
@@ -32,8 +32,14 @@ type NumberRecord = NonNullable<Awaited<ReturnType<Store['phoneNumbers']['getByS
 const SMS_PROVIDERS: readonly string[] = ['sim', 'twilio'];
 
 /** Parley's record plus the published fields (docs/api-notes.md, "Phone numbers"). */
-function presentNumber(n: NumberRecord, agents: string[], workspace: Workspace) {
+function presentNumber(
+  n: NumberRecord,
+  agents: string[],
+  workspace: Workspace,
+  registration: SipRegistrationRecord | null = null,
+) {
   const trunk = readTrunk(n.sip);
+  const iso = (ms: number | null) => (ms === null ? null : toIso(ms));
   return {
     phone_number: n.number,
     slug: n.slug,
@@ -47,8 +53,21 @@ function presentNumber(n: NumberRecord, agents: string[], workspace: Workspace) 
           username: trunk.username ?? null,
           has_password: Boolean(trunk.password),
           uac_register_expires: trunk.uac_register_expires ?? DEFAULT_UAC_REGISTER_EXPIRES,
+          allowed_addresses: trunk.allowed_addresses ?? [],
+          inbound_username: trunk.inbound_username ?? null,
+          has_inbound_password: Boolean(trunk.inbound_password),
         }
       : null,
+    sip_registration:
+      registration && trunk?.uac_enabled
+        ? {
+            state: registration.state,
+            last_error: registration.error,
+            expires_at: iso(registration.expiresAt),
+            retry_at: iso(registration.retryAt),
+            updated_at: toIso(registration.updatedAt),
+          }
+        : null,
     attached_agents: agents,
     created_at: toIso(n.createdAt),
     updated_at: toIso(n.updatedAt),
@@ -108,7 +127,8 @@ const slugParam = (slug: string) => (slug.startsWith('+') ? slug.slice(1) : slug
 export const numberRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
   async function present(workspace: Workspace, n: NumberRecord): Promise<Presented> {
     const agents = await store.phoneNumbers.agentsOf(workspace.id, [n.id]);
-    return presentNumber(n, agents.get(n.id) ?? [], workspace);
+    const registration = (await store.sipRegistrations.of([n.id])).get(n.id) ?? null;
+    return presentNumber(n, agents.get(n.id) ?? [], workspace, registration);
   }
 
   app.post(
@@ -167,7 +187,10 @@ export const numberRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
         ws,
         page.items.map((n) => n.id),
       );
-      const items = page.items.map((n) => presentNumber(n, agents.get(n.id) ?? [], request.workspace));
+      const registrations = await store.sipRegistrations.of(page.items.map((n) => n.id));
+      const items = page.items.map((n) =>
+        presentNumber(n, agents.get(n.id) ?? [], request.workspace, registrations.get(n.id) ?? null),
+      );
       return ok({
         pagination: { total_records: page.total, limit, offset },
         numbers: items,

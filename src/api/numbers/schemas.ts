@@ -12,6 +12,12 @@ import { PROVIDERS, PROVIDER_NAMES } from './trunk.ts';
 // The workspace's inventory of phone numbers (WIRE.md section 3), with the fields of the published
 // API next to Parley's own (docs/api-notes.md, "Phone numbers").
 
+const AllowedAddresses = Type.Array(Type.String({ maxLength: 64 }), {
+  maxItems: 50,
+  description:
+    'Who may call in through this trunk: IP addresses or CIDR ranges. None given: the addresses the trunk host resolves to (docs/sip.md).',
+});
+
 export const SipSettings = Type.Object({
   host: NonEmptyString(255, 'SIP trunk host name or address.'),
   port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_535, default: 5060 })),
@@ -19,6 +25,16 @@ export const SipSettings = Type.Object({
   username: Type.Optional(Type.String({ maxLength: 255 })),
   password: Type.Optional(Type.String({ maxLength: 255, description: 'Write-only; never returned.' })),
   uac_register_expires: Type.Optional(Type.Integer({ minimum: 60, maximum: 3600, default: 300 })),
+  allowed_addresses: Type.Optional(AllowedAddresses),
+  inbound_username: Type.Optional(
+    Type.String({
+      maxLength: 255,
+      description: 'Digest user a caller off the allow-list may authenticate as.',
+    }),
+  ),
+  inbound_password: Type.Optional(
+    Type.String({ maxLength: 255, description: 'Write-only; never returned.' }),
+  ),
 });
 
 const Setting = (description: string) => Type.Optional(Type.String({ maxLength: 255, description }));
@@ -43,6 +59,9 @@ const publishedCarrierFields = {
   uac_enabled: Type.Optional(
     Type.Boolean({ description: 'Register with the trunk; needs trunk_username and trunk_pwd.' }),
   ),
+  sip_allowed_addresses: Type.Optional(AllowedAddresses),
+  sip_inbound_username: Setting('Digest user a caller off the allow-list may authenticate as (Parley).'),
+  sip_inbound_password: Setting('Its password; write-only, never returned (Parley).'),
   uac_register_expires: Type.Optional(
     Type.Integer({ minimum: 60, maximum: 3600, description: 'Registration refresh, seconds (default 300).' }),
   ),
@@ -159,9 +178,22 @@ const numberProps = {
       username: Type.Union([Type.String(), Type.Null()]),
       has_password: Type.Boolean(),
       uac_register_expires: Type.Integer(),
+      allowed_addresses: Type.Array(Type.String()),
+      inbound_username: Nullable(Type.String()),
+      has_inbound_password: Type.Boolean(),
     }),
     Type.Null(),
   ]),
+  sip_registration: Nullable(
+    Type.Object({
+      state: StringEnum(['registering', 'registered', 'failed'] as const),
+      last_error: Nullable(Type.String()),
+      expires_at: Nullable(Type.String({ format: 'date-time' })),
+      retry_at: Nullable(Type.String({ format: 'date-time' })),
+      updated_at: Type.String({ format: 'date-time' }),
+    }),
+    { description: 'Registration with the trunk (uac_enabled numbers); null when none was tried yet.' },
+  ),
   attached_agents: Type.Array(Type.String(), { description: 'model_ids of the agents it is attached to.' }),
   created_at: sharedProps.created_at,
   updated_at: sharedProps.updated_at,

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import { invalidInput } from '../../core/index.ts';
+import { readSipTrunk, type SipTransportSetting, type SipTrunk } from '../../store/index.ts';
 
 // A number's carrier settings from either body a client sends: Parley's own (`provider` and a
 // `sip` object) or the published one (`provider_name` and flat SIP trunk fields such as
@@ -27,23 +29,9 @@ const AUTO_HOSTS: Partial<Record<string, string>> = { ringcx: 'sip.ringcentral.c
 export const DEFAULT_SIP_PORT = 5060;
 export const DEFAULT_UAC_REGISTER_EXPIRES = 300;
 
-type Transport = 'udp' | 'tcp' | 'tls';
+type Transport = SipTransportSetting;
 
-/** The stored `sip` settings (JSON). The password is write-only. */
-export type SipTrunk = {
-  host: string;
-  port?: number;
-  transport?: Transport;
-  username?: string;
-  password?: string;
-  uac_register_expires?: number;
-  /** Published fields beyond Parley's `sip` object. */
-  uac_enabled?: boolean;
-  outbound_proxy?: string;
-  auth_username?: string;
-  /** The termination URI as the client wrote it. */
-  term_uri?: string;
-};
+export type { SipTrunk };
 
 /** What a body may say about the carrier (import and update share it). */
 export interface CarrierInput {
@@ -55,6 +43,9 @@ export interface CarrierInput {
     username?: string;
     password?: string;
     uac_register_expires?: number;
+    allowed_addresses?: string[];
+    inbound_username?: string;
+    inbound_password?: string;
   };
   provider_name?: ProviderName;
   termination_uri?: string;
@@ -65,6 +56,9 @@ export interface CarrierInput {
   sip_auth_username?: string;
   uac_enabled?: boolean;
   uac_register_expires?: number;
+  sip_allowed_addresses?: string[];
+  sip_inbound_username?: string;
+  sip_inbound_password?: string;
 }
 
 export interface Carrier {
@@ -83,6 +77,9 @@ const FLAT_FIELDS = [
   'sip_auth_username',
   'uac_enabled',
   'uac_register_expires',
+  'sip_allowed_addresses',
+  'sip_inbound_username',
+  'sip_inbound_password',
 ] as const;
 
 const CARRIER_FIELDS = ['provider', 'sip', 'provider_name', ...FLAT_FIELDS] as const;
@@ -132,25 +129,18 @@ export function termUriOf(trunk: SipTrunk): string {
   return `${trunk.host}${port}${transport}`;
 }
 
-/** The stored settings, typed; null for none (or anything without a host). */
-export function readTrunk(sip: Record<string, unknown> | null): SipTrunk | null {
-  if (!sip || typeof sip.host !== 'string') return null;
-  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  const int = (v: unknown) => (typeof v === 'number' ? v : undefined);
-  const transport = text(sip.transport);
-  return {
-    host: sip.host,
-    port: int(sip.port),
-    transport: transport && TRANSPORTS.includes(transport) ? (transport as Transport) : undefined,
-    username: text(sip.username),
-    password: text(sip.password),
-    uac_register_expires: int(sip.uac_register_expires),
-    uac_enabled: typeof sip.uac_enabled === 'boolean' ? sip.uac_enabled : undefined,
-    outbound_proxy: text(sip.outbound_proxy),
-    auth_username: text(sip.auth_username),
-    term_uri: text(sip.term_uri),
-  };
+/** `10.0.0.1`, `2001:db8::1`, `10.0.0.0/24` or `2001:db8::/32`. */
+function isAddressOrRange(entry: string): boolean {
+  const [base = '', bits, extra] = entry.split('/');
+  const family = isIP(base);
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
 }
+
+/** The stored settings, typed; null for none (or anything without a host). */
+export const readTrunk = readSipTrunk;
 
 /**
  * The carrier after applying `body` to `current` (null on import). Bad combinations are a 400
@@ -203,13 +193,30 @@ export function resolveCarrier(body: CarrierInput, current: Carrier | null): Car
     Object.assign(trunk, { host, port, transport, term_uri: raw });
   }
   // '' clears an optional setting.
-  const setText = (key: 'username' | 'password' | 'outbound_proxy' | 'auth_username', value?: string) => {
+  const setText = (
+    key:
+      'username' | 'password' | 'outbound_proxy' | 'auth_username' | 'inbound_username' | 'inbound_password',
+    value?: string,
+  ) => {
     if (value !== undefined) trunk[key] = value === '' ? undefined : value;
   };
   setText('username', body.trunk_username);
   setText('password', body.trunk_pwd);
   setText('outbound_proxy', body.sip_outbound_proxy);
   setText('auth_username', body.sip_auth_username);
+  setText('inbound_username', body.sip_inbound_username);
+  setText('inbound_password', body.sip_inbound_password);
+  if (body.sip_allowed_addresses !== undefined) trunk.allowed_addresses = body.sip_allowed_addresses;
+  const listField = body.sip ? 'sip.allowed_addresses' : 'sip_allowed_addresses';
+  (trunk.allowed_addresses ?? []).forEach((entry, i) => {
+    if (!isAddressOrRange(entry)) {
+      throw invalidInput(
+        `body.${listField}[${i}] is not an IP address or CIDR range`,
+        ['body', ...listField.split('.'), i],
+        'value_error',
+      );
+    }
+  });
   if (body.uac_enabled !== undefined) trunk.uac_enabled = body.uac_enabled;
   if (body.uac_register_expires !== undefined) trunk.uac_register_expires = body.uac_register_expires;
 
