@@ -14,7 +14,7 @@ import {
 } from '../../media/index.ts';
 import { createRtpMedia } from './media.ts';
 import { createRtpPeer, type RtpPeer } from './testing/peer.ts';
-import type { RtpEndpoint, RtpMedia, RtpRemote } from './types.ts';
+import type { RtpMedia, RtpRemote } from './types.ts';
 
 // RTP media in `caller` mode: the media runs on this thread on a manual clock's beat, so every
 // 20 ms is stepped by the test; the sockets are real UDP sockets on 127.0.0.1.
