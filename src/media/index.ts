@@ -30,6 +30,14 @@ export { l16Decode, l16DecodeInto, l16Encode, l16EncodeInto } from './l16.ts';
 export { Resampler } from './resampler.ts';
 export { createOpusCodec, type OpusCodec, type OpusCodecOptions } from './opus.ts';
 export {
+  MAX_OPUS_BYTES,
+  OPUS_MAX_PACKET_FRAMES,
+  createPayloadCodec,
+  type PayloadCodec,
+  type PayloadCodecName,
+} from './payload-codec.ts';
+export { SampleQueue } from './sample-queue.ts';
+export {
   buildRtp,
   parseRtp,
   rtpLength,
@@ -41,6 +49,7 @@ export {
   type RtpParseResult,
 } from './rtp.ts';
 export { seqAdd, seqDiff, tsAdd, tsDiff } from './rtp-seq.ts';
+export { RtpReception, type RtpStreamPacket } from './rtp-reception.ts';
 export {
   JitterBuffer,
   type JitterBufferOptions,

@@ -196,10 +196,18 @@ export class FrameRing {
   /**
    * Hands every beat sent since the last call to `heard`, oldest first, then refills the ring.
    * Beats older than the `wire` ring holds are skipped (the line dropped them). Returns how many.
+   * Without `heard` (a sender that needs nothing back) it only counts them: no frame is copied.
    */
-  hear(heard: (beat: SentBeat) => void): number {
+  hear(heard?: (beat: SentBeat) => void): number {
     const { control, samples, wireLengths, wireTimes } = this.view;
     const count = Atomics.load(control, WIRE_COUNT);
+    if (!heard) {
+      const n = count - this.#heard;
+      this.#heard = count;
+      this.fill();
+      this.#wakeIfIdle();
+      return n;
+    }
     // A slot is rewritten WIRE_SLOTS beats later: keep a beat's margin to read it whole.
     if (count - this.#heard > WIRE_SLOTS - 1) this.#heard = count - (WIRE_SLOTS - 1);
     let n = 0;

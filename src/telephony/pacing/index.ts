@@ -2,6 +2,7 @@ export { FrameRing, type FrameRingOptions, type SentBeat, type SlotEncoder } fro
 export { createCallerPacer, createWorkerPacer, type FramePacer, type WorkerPacerOptions } from './pacer.ts';
 export type { PacedSocket } from './pacer-protocol.ts';
 export {
+  SENT_LAST,
   SOCKET_BROKEN,
   SOCKET_BUSY,
   SOCKET_CLOCK_RATE,
@@ -12,9 +13,11 @@ export {
   RTP_SEQUENCE,
   RTP_TIMESTAMP,
   WIRE_HEADER_ROOM,
+  ringView,
   sendBeat,
   socketBuffer,
   socketView,
+  type RingView,
   type SlotSent,
   type SocketView,
 } from './ring-layout.ts';

@@ -6,10 +6,15 @@ import { FrameRing } from './frame-ring.ts';
 import { createWorkerPacer } from './pacer.ts';
 import {
   FRAME_SAMPLES,
+  RTP_GRID_AT,
+  RTP_SEQUENCE,
+  RTP_TIMESTAMP,
   SOCKET_BROKEN,
   SOCKET_BUSY,
+  SOCKET_CLOCK_RATE,
   SOCKET_CLOSED,
   SOCKET_DROPPED,
+  SOCKET_RTP,
   SOCKET_SENT,
   SOCKET_STATE,
   WIRE_HEADER_ROOM,
@@ -182,6 +187,44 @@ describe('writing frames to a socket from the pacer', () => {
     expect(writeSlot(view, 99, 3, false, 60, fail)).toBe('broken');
     expect(view.control[SOCKET_BROKEN]).toBe(1);
     expect(writeSlot(view, 99, 4, false, 80, writeAt(100))).toBe('broken');
+  });
+
+  it('marks the first packet that leaves after a talkspurt start that could not leave', () => {
+    // RTP framing, 8 kHz: the slots hold 12-byte headers the writer stamps as each packet leaves.
+    const view = socketView(socketBuffer(12 + 160));
+    view.control[SOCKET_RTP] = 1;
+    view.control[SOCKET_CLOCK_RATE] = 8000;
+    view.rtp[RTP_SEQUENCE] = 100;
+    view.rtp[RTP_TIMESTAMP] = 5000;
+    view.rtp[RTP_GRID_AT] = Number.NaN;
+    for (let slot = 0; slot < view.lengths.length; slot += 1) {
+      const at = slot * view.slotBytes + WIRE_HEADER_ROOM;
+      view.bytes[at] = 0x80;
+      view.lengths[slot] = 172;
+    }
+    const packets: Uint8Array[] = [];
+    const write = (_fd: number, bytes: Uint8Array, offset: number, length: number) => {
+      // Skip the WebSocket header: 4 bytes (0x82, 126, 16-bit length) for a 172-byte message.
+      packets.push(bytes.slice(offset + 4, offset + length));
+      return length;
+    };
+    const marker = (p: Uint8Array) => (p[1]! & 0x80) !== 0;
+    const sequence = (p: Uint8Array) => (p[2]! << 8) | p[3]!;
+    const timestamp = (p: Uint8Array) => new DataView(p.buffer, p.byteOffset).getUint32(4);
+    // A talkspurt of two frames, then 7.5 s of silence.
+    expect(writeSlot(view, 99, 0, true, 1_000, write)).toBe('sent');
+    expect(writeSlot(view, 99, 1, false, 1_020, write)).toBe('sent');
+    // The next talkspurt's first frame meets the main thread writing (a transcript line) and is
+    // dropped; its second leaves with the beat's talkspurt flag off.
+    expect(holdForMain(view.control)).toBe('held');
+    expect(writeSlot(view, 99, 2, true, 8_520, write)).toBe('busy');
+    releaseFromMain(view.control);
+    expect(writeSlot(view, 99, 3, false, 8_540, write)).toBe('sent');
+    expect(writeSlot(view, 99, 4, false, 8_560, write)).toBe('sent');
+    expect(packets.map(sequence)).toEqual([100, 101, 102, 103]);
+    expect(packets.map(timestamp)).toEqual([5000, 5160, 5160 + 7520 * 8, 5160 + 7540 * 8]);
+    // Sequence +1, timestamp +60,160: the marker says a new talkspurt, not a 7.5 s delay.
+    expect(packets.map(marker)).toEqual([true, false, true, false]);
   });
 
   it('never hangs the main thread on a writer stopped mid-write', () => {

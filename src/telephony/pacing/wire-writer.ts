@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import { FRAME_MS } from '../../media/index.ts';
 import {
   RTP_GRID_AT,
   RTP_SEQUENCE,
@@ -41,7 +42,21 @@ const WRITER_GONE_MS = 1_000;
 const TWO_32 = 2 ** 32;
 const parked = new Int32Array(new SharedArrayBuffer(4));
 
-/** The slot's message with its RTP header filled in for sending now; returns where it starts. */
+/**
+ * A packet that follows the last one sent by more than a beat and a half on the grid starts a new
+ * talkspurt as the receiver sees it (its timestamp jumps while its sequence number moves by one).
+ */
+const TALKSPURT_GAP_MS = FRAME_MS * 1.5;
+
+/**
+ * The slot's message with its RTP header filled in for sending now; returns where it starts. The
+ * marker goes on the first packet of each talkspurt as the far end sees it: `talkspurtStart` (the
+ * beat before sent nothing) or any packet that does not follow the last one sent on the beat right
+ * before it. The beat's own flag alone would miss a talkspurt whose first frame never left (the
+ * main thread held the socket, a full buffer, a frame that could not be encoded): the next frame
+ * leaves with the timestamp moved on by the whole silence and, without the marker, a strict
+ * receiver takes the jump for a delay.
+ */
 export function stampMessage(
   view: SocketView,
   slot: number,
@@ -58,7 +73,8 @@ export function stampMessage(
   const timestamp = Number.isNaN(lastAt)
     ? last
     : (last + Math.round(((gridAt - lastAt) * (control[SOCKET_CLOCK_RATE] ?? 0)) / 1000)) % TWO_32;
-  bytes[start + 1] = ((bytes[start + 1] ?? 0) & 0x7f) | (talkspurtStart ? 0x80 : 0);
+  const marker = talkspurtStart || Number.isNaN(lastAt) || gridAt - lastAt > TALKSPURT_GAP_MS;
+  bytes[start + 1] = ((bytes[start + 1] ?? 0) & 0x7f) | (marker ? 0x80 : 0);
   bytes[start + 2] = sequence >>> 8;
   bytes[start + 3] = sequence & 0xff;
   bytes[start + 4] = timestamp >>> 24;

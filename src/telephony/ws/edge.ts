@@ -1,4 +1,5 @@
-// The codec and framing edge of a WebSocket media call: turns Parley's 16 kHz 20 ms frames into
+// The codec and framing edge of a WebSocket media call (the codecs and the RTP reception statistics
+// are media's, shared with SIP): turns Parley's 16 kHz 20 ms frames into
 // the binary messages the client expects (G.711, L16 or Opus; bare payloads or RTP packets) and
 // the client's messages back into 20 ms frames, and counts the link (loss and jitter as RFC 3550
 // has them). What the client sends comes out at the rate it travels when the session takes it
@@ -9,30 +10,25 @@
 import {
   FRAME_MS,
   JitterBuffer,
-  Resampler,
+  MAX_OPUS_BYTES,
+  OPUS_MAX_PACKET_FRAMES,
+  RtpReception,
   SESSION_RATE,
-  alawDecodeInto,
-  alawEncodeInto,
+  SampleQueue,
   buildRtp,
-  createOpusCodec,
-  l16DecodeInto,
-  l16EncodeInto,
-  mulawDecodeInto,
-  mulawEncodeInto,
+  createPayloadCodec,
   parseRtp,
   samplesPerFrame,
   seqAdd,
-  seqDiff,
   tsAdd,
-  tsDiff,
   type AudioFrame,
   type LinkStats,
-  type OpusCodec,
-  type RtpPacket,
+  type PayloadCodec,
+  type PayloadCodecName,
   type SampleRate,
 } from '../../media/index.ts';
 
-export type WsCodec = 'pcmu' | 'pcma' | 'l16' | 'opus';
+export type WsCodec = PayloadCodecName;
 export type WsFraming = 'rtp' | 'payload';
 
 export const WS_CODECS: readonly WsCodec[] = Object.freeze(['pcmu', 'pcma', 'l16', 'opus']);
@@ -64,12 +60,8 @@ export interface WsMediaEdgeOptions {
 
 /** An Ethernet MTU: anything bigger is not one 20 ms frame of any of these codecs. */
 const MAX_MESSAGE_BYTES = 1500;
-/** RFC 6716 section 3.4 R2: no Opus packet is longer. */
-const MAX_OPUS_BYTES = 1275;
 /** An RTP header without CSRCs or extension, as we send it. */
 const RTP_HEADER_BYTES = 12;
-/** RFC 6716 section 3.2.5: one Opus packet carries at most 120 ms, six 20 ms frames. */
-const OPUS_MAX_PACKET_FRAMES = 6;
 /**
  * Frames the jitter buffer holds before it starts to play (and again after it ran dry): 3, so a
  * packet plays 40-60 ms after it came, which absorbs that much jitter on the way and on this
@@ -130,261 +122,6 @@ function checkOption(name: string, value: number, max: number): number {
   return value;
 }
 
-/**
- * One codec's conversion between 16 kHz frames and payloads; it owns its resampler state and
- * scratch. It decodes to `receiveRate`.
- */
-interface PayloadCodec {
-  /** The rate of what `decode` and `conceal` write. */
-  readonly receiveRate: SampleRate;
-  /** Encodes 320 samples at 16 kHz into `out` when given (fixed-size payloads), else into a new array. */
-  encode(samples: Int16Array, out: Uint8Array | null): Uint8Array;
-  /** Decodes one payload into `out` (room for `maxDecoded`); returns the samples, 0 when undecodable. */
-  decode(payload: Uint8Array, out: Int16Array): number;
-  /** Writes 20 ms in place of a lost payload into `out`; returns the samples. */
-  conceal(out: Int16Array): number;
-  /** The most samples one payload can decode to. */
-  readonly maxDecoded: number;
-  close(): void;
-}
-
-function concealWithSilence(out: Int16Array, rate: SampleRate): number {
-  const samples = samplesPerFrame(rate);
-  out.fill(0, 0, samples);
-  return samples;
-}
-
-function g711Codec(
-  encodeInto: (pcm: Int16Array, out: Uint8Array) => number,
-  decodeInto: (codes: Uint8Array, out: Int16Array) => number,
-): PayloadCodec {
-  // What we send goes down to 8 kHz (the resampler keeps its filter history from frame to frame);
-  // what we receive stays at 8 kHz, telephone audio as it came.
-  const down = new Resampler(SESSION_RATE, 8000);
-  const send8k = new Int16Array(samplesPerFrame(8000));
-  return {
-    receiveRate: 8000,
-    maxDecoded: samplesPerFrame(8000),
-    encode(samples, out) {
-      down.process(samples, send8k);
-      const payload = out ?? new Uint8Array(send8k.length);
-      encodeInto(send8k, payload);
-      return payload;
-    },
-    decode: (payload, out) => decodeInto(payload, out),
-    conceal: (out) => concealWithSilence(out, 8000),
-    close() {},
-  };
-}
-
-const l16Codec: PayloadCodec = {
-  receiveRate: SESSION_RATE,
-  maxDecoded: FRAME_SAMPLES,
-  encode(samples, out) {
-    const payload = out ?? new Uint8Array(samples.length * 2);
-    l16EncodeInto(samples, payload);
-    return payload;
-  },
-  decode: (payload, out) => l16DecodeInto(payload, out),
-  conceal: (out) => concealWithSilence(out, SESSION_RATE),
-  close() {},
-};
-
-function opusCodec(): PayloadCodec {
-  const up = new Resampler(SESSION_RATE, 48000);
-  const down = new Resampler(48000, SESSION_RATE);
-  const send48k = new Int16Array(samplesPerFrame(48000));
-  let codec: OpusCodec | null = null;
-  let closed = false;
-  // Created on first use: the library loads then, and an edge that never codes costs nothing.
-  const opus = (): OpusCodec => {
-    if (closed) throw new Error('the WsMediaEdge is closed');
-    return (codec ??= createOpusCodec({ sampleRate: 48000 }));
-  };
-  // Decoded packets may run to 120 ms; the common 20 ms one gets a ready-made view.
-  const receive48k = new Int16Array(samplesPerFrame(48000) * OPUS_MAX_PACKET_FRAMES);
-  const receive48kFrame = receive48k.subarray(0, samplesPerFrame(48000));
-  const resampleDown = (samples: number, out16: Int16Array): number =>
-    down.process(
-      samples === receive48kFrame.length ? receive48kFrame : receive48k.subarray(0, samples),
-      out16,
-    );
-  return {
-    receiveRate: SESSION_RATE,
-    maxDecoded: down.maxOutput(receive48k.length),
-    encode(samples) {
-      up.process(samples, send48k);
-      return opus().encode(send48k); // already a new array
-    },
-    decode(payload, out16) {
-      const samples = opus().decode(payload, receive48k);
-      return samples === 0 ? 0 : resampleDown(samples, out16);
-    },
-    conceal(out16) {
-      // Before any packet there is nothing to continue; and should libopus refuse the loss packet,
-      // silence is still a frame.
-      let samples = 0;
-      try {
-        if (codec !== null) samples = opus().conceal(receive48k);
-      } catch {
-        samples = 0;
-      }
-      return samples === 0 ? concealWithSilence(out16, SESSION_RATE) : resampleDown(samples, out16);
-    },
-    close() {
-      closed = true;
-      codec?.close();
-    },
-  };
-}
-
-function payloadCodecFor(codec: WsCodec): PayloadCodec {
-  switch (codec) {
-    case 'pcmu':
-      return g711Codec(mulawEncodeInto, mulawDecodeInto);
-    case 'pcma':
-      return g711Codec(alawEncodeInto, alawDecodeInto);
-    case 'l16':
-      return l16Codec;
-    case 'opus':
-      return opusCodec();
-  }
-}
-
-/** RFC 3550 appendix A.1: a packet this far ahead of the highest sequence number is a jump... */
-const MAX_DROPOUT = 3000;
-/** ...and one this far behind it too. */
-const MAX_MISORDER = 100;
-
-/**
- * RFC 3550 reception statistics of the far end's RTP stream (section 6.4.1, appendices A.1, A.3
- * and A.8): the packets its sequence numbers say were sent, those that came, and the interarrival
- * jitter. A new SSRC, or a sequence jump confirmed by the next packet, starts a new count; what
- * the earlier ones expected and received is kept in the totals.
- */
-class RtpReception {
-  private ssrc = -1;
-  /** Extended (unwrapped) sequence numbers of the first and the highest packet of this stream. */
-  private base = 0;
-  private highest = 0;
-  private received = 0;
-  /** The sequence number that would confirm a jump (the one after a far-off packet), if any. */
-  private probation: number | null = null;
-  private earlierExpected = 0;
-  private earlierReceived = 0;
-  /** The last packet's arrival (in clock units) and timestamp, for the transit difference. */
-  private lastArrival: number | null = null;
-  private lastTimestamp = 0;
-  /** The jitter estimate in clock units, and whether any difference fed it. */
-  private jitter = 0;
-  private jitterSamples = 0;
-
-  constructor(private readonly clockRate: number) {}
-
-  /**
-   * Counts one valid packet of the stream that came at `arrivedAtMs` (on any clock in ms); without
-   * an arrival time it feeds no jitter.
-   */
-  add(packet: RtpPacket, arrivedAtMs: number | undefined): void {
-    if (packet.ssrc !== this.ssrc) this.restart(packet);
-    else {
-      const delta = seqDiff(packet.sequence, this.highest & 0xffff);
-      if (delta > MAX_DROPOUT || delta < -MAX_MISORDER) {
-        if (packet.sequence !== this.probation) {
-          this.probation = seqAdd(packet.sequence, 1); // a stray, unless the next one follows it
-          return;
-        }
-        this.restart(packet);
-      } else {
-        this.probation = null;
-        const extended = this.highest + delta;
-        if (delta > 0) this.highest = extended;
-        else if (extended < this.base) this.base = extended; // overtaken on the way at the start
-        this.received += 1;
-      }
-    }
-    if (arrivedAtMs === undefined) {
-      this.lastArrival = null;
-      return;
-    }
-    // A.8: J += (|D| - J) / 16, D the difference of two packets' transit times, in clock units.
-    const arrival = (arrivedAtMs * this.clockRate) / 1000;
-    if (this.lastArrival !== null) {
-      const d = arrival - this.lastArrival - tsDiff(packet.timestamp, this.lastTimestamp);
-      this.jitter += (Math.abs(d) - this.jitter) / 16;
-      this.jitterSamples += 1;
-    }
-    this.lastArrival = arrival;
-    this.lastTimestamp = packet.timestamp;
-  }
-
-  /** Packets the sequence numbers say were sent, and of those the ones that never came (A.3). */
-  get expected(): number {
-    return this.earlierExpected + (this.ssrc < 0 ? 0 : this.highest - this.base + 1);
-  }
-
-  get lost(): number {
-    // Duplicates count as received (A.3), so this could go below 0.
-    return Math.max(0, this.expected - this.earlierReceived - this.received);
-  }
-
-  get jitterMs(): number | null {
-    return this.jitterSamples === 0 ? null : (this.jitter * 1000) / this.clockRate;
-  }
-
-  private restart(packet: RtpPacket): void {
-    if (this.ssrc >= 0) {
-      this.earlierExpected += this.highest - this.base + 1;
-      this.earlierReceived += this.received;
-    }
-    this.ssrc = packet.ssrc;
-    this.base = packet.sequence;
-    this.highest = packet.sequence;
-    this.received = 1;
-    this.probation = null;
-    this.lastArrival = null; // transit times of different streams do not compare
-  }
-}
-
-/** A FIFO of samples in a fixed ring, so queueing and playing out allocate nothing. */
-class SampleQueue {
-  private readonly ring: Int16Array;
-  private start = 0;
-  length = 0;
-
-  constructor(capacity: number) {
-    this.ring = new Int16Array(capacity);
-  }
-
-  get capacity(): number {
-    return this.ring.length;
-  }
-
-  /** Appends the first `count` of `samples`; the caller keeps within the capacity. */
-  push(samples: Int16Array, count: number): void {
-    const { ring } = this;
-    const end = (this.start + this.length) % ring.length;
-    const first = Math.min(count, ring.length - end);
-    ring.set(samples.subarray(0, first), end);
-    if (first < count) ring.set(samples.subarray(first, count), 0);
-    this.length += count;
-  }
-
-  /** Fills `out` from the front. */
-  shiftInto(out: Int16Array): void {
-    const { ring } = this;
-    const first = Math.min(out.length, ring.length - this.start);
-    out.set(ring.subarray(this.start, this.start + first));
-    if (first < out.length) out.set(ring.subarray(0, out.length - first), first);
-    this.drop(out.length);
-  }
-
-  drop(count: number): void {
-    this.start = (this.start + count) % this.ring.length;
-    this.length -= count;
-  }
-}
-
 export class WsMediaEdge {
   readonly codec: WsCodec;
   readonly framing: WsFraming;
@@ -428,7 +165,7 @@ export class WsMediaEdge {
     this.ssrc = checkOption('ssrc', options.ssrc ?? randomUint(32), 0xffffffff);
     this.sequence = checkOption('initialSequence', options.initialSequence ?? randomUint(16), 0xffff);
     this.timestamp = checkOption('initialTimestamp', options.initialTimestamp ?? randomUint(32), 0xffffffff);
-    this.payloadCodec = payloadCodecFor(codec);
+    this.payloadCodec = createPayloadCodec(codec);
     this.receiveRate = this.payloadCodec.receiveRate;
     this.frameSamples = samplesPerFrame(this.receiveRate);
     this.jitter =

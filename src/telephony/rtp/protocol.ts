@@ -1,0 +1,31 @@
+import type { RtpRemote } from './types.ts';
+
+// Between the main thread's RtpMedia and the media worker (media-worker.ts). Only set-up travels
+// as messages; frames and events cross in shared memory (shared.ts, the FrameRing).
+
+export interface HostSettings {
+  bindAddress: string;
+  portMin: number;
+  portMax: number;
+  timeoutMs: number;
+  comfortSilence: boolean;
+}
+
+export type ToMediaWorker =
+  | { kind: 'init'; settings: HostSettings }
+  | {
+      kind: 'open';
+      id: number;
+      /** The endpoint's shared memory (shared.ts) and its FrameRing's. */
+      endpoint: SharedArrayBuffer;
+      ring: SharedArrayBuffer;
+      /** Rebind this port (a replaced worker's endpoint); else the next free one. */
+      port?: number;
+    }
+  | { kind: 'update'; id: number; remote: RtpRemote }
+  | { kind: 'keys'; id: number; requestId: number; digits: string }
+  | { kind: 'close'; id: number };
+
+export type FromMediaWorker =
+  | { kind: 'opened'; id: number; port: number }
+  | { kind: 'open-failed'; id: number; message: string; exhausted: boolean };
