@@ -25,6 +25,8 @@ import {
   type MessagingDeps,
 } from './runtime/index.ts';
 import {
+  createRtpMedia,
+  createSipCarrier,
   createSimCarrier,
   createWorkerPacer,
   createWsMediaCarrier,
@@ -36,6 +38,10 @@ import {
   type CalleeFactory,
   type FarEndVoice,
   type SimCarrier,
+  type RtpMedia,
+  type SipCarrier,
+  type SipNumberDirectory,
+  type SipTrunkSettings,
 } from './telephony/index.ts';
 import { createDialer, type Dialer } from './dialer/index.ts';
 import { createSimulationService, type SimulationService } from './simulation/index.ts';
@@ -69,6 +75,7 @@ import {
   type BootstrapResult,
   type DatabaseOptions,
   type RecordingStorage,
+  readSipTrunk,
   type Store,
   type WsMediaSessionRecord,
 } from './store/index.ts';
@@ -230,6 +237,104 @@ function wsMediaDirectory(store: Store, node: string): WsMediaSessionDirectory {
   };
 }
 
+/** A stored number's trunk as the SIP carrier takes it. */
+function trunkOf(sip: Record<string, unknown> | null): SipTrunkSettings | null {
+  const trunk = readSipTrunk(sip);
+  if (!trunk) return null;
+  return {
+    host: trunk.host,
+    port: trunk.port,
+    transport: trunk.transport,
+    username: trunk.username,
+    password: trunk.password,
+    authUsername: trunk.auth_username,
+    outboundProxy: trunk.outbound_proxy,
+    register: trunk.uac_enabled,
+    registerExpires: trunk.uac_register_expires,
+    allowedAddresses: trunk.allowed_addresses,
+    inboundUsername: trunk.inbound_username,
+    inboundPassword: trunk.inbound_password,
+  };
+}
+
+/** SIP numbers and their trunks, from the store (the SIP carrier's directory). */
+function sipNumberDirectory(store: Store, node: string): SipNumberDirectory {
+  return {
+    async outbound(from, workspaceId) {
+      if (!workspaceId) return null;
+      const number = await store.phoneNumbers.getBySlug(workspaceId, from.replace(/^\+/, ''));
+      return number?.provider === 'sip' ? trunkOf(number.sip) : null;
+    },
+    async inbound(e164) {
+      const found = await store.phoneNumbers.findEverywhere(e164, 'sip');
+      return found.flatMap((n) => {
+        const trunk = trunkOf(n.sip);
+        return trunk ? [{ workspaceId: n.workspaceId, numberId: n.id, trunk }] : [];
+      });
+    },
+    async registering() {
+      const numbers = await store.phoneNumbers.listEverywhere('sip');
+      return numbers.flatMap((n) => {
+        const trunk = trunkOf(n.sip);
+        return trunk?.register
+          ? [{ numberId: n.id, workspaceId: n.workspaceId, number: n.number, trunk }]
+          : [];
+      });
+    },
+    async saveRegistration(numberId, state) {
+      await store.sipRegistrations.save({
+        numberId,
+        state: state.state,
+        error: state.state === 'failed' ? state.error : null,
+        expiresAt: state.state === 'registered' ? state.expiresAt : null,
+        retryAt: state.state === 'failed' ? state.retryAt : null,
+        node,
+      });
+    },
+  };
+}
+
+/** The SIP carrier and its RTP media (docs/sip.md), on nodes that run calls with PARLEY_SIP on. */
+async function openSip(
+  config: Config,
+  store: Store,
+  clock: Clock,
+  logger: Logger,
+): Promise<{ carrier: SipCarrier; media: RtpMedia } | null> {
+  const sip = config.sip;
+  if (!sip) return null;
+  const media = createRtpMedia({
+    bindAddress: sip.listenAddress,
+    portMin: sip.rtpPortMin,
+    portMax: sip.rtpPortMax,
+    clock,
+    logger,
+    thread: clock === systemClock ? 'worker' : 'caller',
+    rtpTimeoutMs: sip.rtpTimeoutMs,
+  });
+  try {
+    const carrier = await createSipCarrier({
+      listenAddress: sip.listenAddress,
+      port: sip.port,
+      transports: sip.transports,
+      publicAddress: sip.publicAddress,
+      media,
+      directory: sipNumberDirectory(store, config.nodeName),
+      clock,
+      logger,
+      ringTimeoutMs: sip.ringTimeoutMs,
+    });
+    logger.info({ sip_port: carrier.port }, 'SIP carrier listening');
+    return { carrier, media };
+  } catch (err) {
+    await media.close();
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `the SIP listener could not start on ${sip.listenAddress}:${sip.port} (PARLEY_SIP_PORT, PARLEY_SIP=off to run without SIP): ${why}`,
+    );
+  }
+}
+
 export interface EngineOptions {
   store: Store;
   models: ModelRouter;
@@ -263,6 +368,8 @@ export interface EngineOptions {
   wsMediaSender?: 'worker' | 'main';
   /** Where clients reach this node (PARLEY_PUBLIC_URL): told to the others for calls across nodes. */
   publicUrl?: string;
+  /** The SIP carrier, when this node runs SIP calls. */
+  sip?: SipCarrier;
 }
 
 export type Role = 'all' | 'api' | 'worker';
@@ -352,7 +459,7 @@ export function createEngine(options: EngineOptions): Engine {
   const calls = createCallService({
     store,
     runtime: services.runtime,
-    carriers: { sim, ...(wsMedia ? { ws: wsMedia } : {}) },
+    carriers: { sim, ...(wsMedia ? { ws: wsMedia } : {}), ...(options.sip ? { sip: options.sip } : {}) },
     speech: speech?.choice ?? { missing: 'no speech providers were configured' },
     ...(options.recordings ? { recordings: callRecordings(options.recordings) } : {}),
     clock,
@@ -447,6 +554,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   let api: FastifyInstance | undefined;
   let engine: Engine | undefined;
   let speech: SpeechSetup | undefined;
+  let sip: { carrier: SipCarrier; media: RtpMedia } | null = null;
   try {
     const bootstrap = await bootstrapWorkspace(store, config.bootstrapApiKey);
     if (bootstrap.kind === 'created') {
@@ -464,6 +572,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       overrides.speech ??
       (role === 'api' ? undefined : await offlineSpeech({ logger, clock, simMode: config.simMode }));
     if (speech) logger.info({ sim_calls: speech.farEnd ? 'audio' : 'text' }, 'speech ready');
+    sip = role === 'api' ? null : await openSip(config, store, clock, logger);
     engine = createEngine({
       store,
       models,
@@ -480,6 +589,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       wsMediaSender: config.wsMediaSender,
       publicUrl: config.publicUrl,
       role,
+      ...(sip ? { sip: sip.carrier } : {}),
     });
     api = await buildApi({
       store,
@@ -505,6 +615,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     const ready = api;
     const running = engine;
     const voice = speech;
+    const telephony = sip;
     return {
       config,
       store,
@@ -518,6 +629,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       async close() {
         await ready.close();
         await running.stop(config.shutdownTimeoutMs);
+        await telephony?.carrier.close();
+        await telephony?.media.close();
         await voice?.close();
         await store.close();
       },
@@ -525,6 +638,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   } catch (err) {
     await api?.close();
     await engine?.stop(0);
+    await sip?.carrier.close();
+    await sip?.media.close();
     await speech?.close();
     await store.close();
     throw err;

@@ -1,6 +1,6 @@
 import { prepareRun, type AgentRun, type Conversation } from '../runtime/index.ts';
 import type { Agent, Call, Workspace } from '../store/index.ts';
-import type { IncomingCall, IncomingTaken } from '../telephony/index.ts';
+import type { CallLeg, IncomingCall, IncomingTaken } from '../telephony/index.ts';
 import { unavailable } from '../core/index.ts';
 import { routeInboundCall } from '../webhooks/index.ts';
 import type { HttpPort } from '../core/index.ts';
@@ -183,14 +183,27 @@ async function answerInbound(
       knowledgeBase: run.knowledgeBase,
     });
   } catch (err) {
-    incoming.reject('unavailable');
+    incoming.reject('failed');
     await finalize(ctx, workspace, answered, {
       status: 'failed',
       errorMessage: `the conversation could not start: ${err instanceof Error ? err.message : String(err)}`,
     });
     return;
   }
-  const leg = await incoming.answer(call.id);
+  let leg: CallLeg;
+  try {
+    leg = await incoming.answer(call.id);
+  } catch (err) {
+    // The caller hung up while the call was routed (a SIP CANCEL): nobody is left to talk to.
+    await finalize(
+      ctx,
+      workspace,
+      answered,
+      { status: 'user-canceled', errorMessage: err instanceof Error ? err.message : String(err) },
+      conversation,
+    );
+    return;
+  }
   await ctx.store.calls.update(workspace.id, call.id, ['in-progress'], { callSid: leg.sid });
   await talkAndFinish(ctx, workspace, { ...answered, callSid: leg.sid }, agent, conversation, leg, signal);
 }

@@ -64,7 +64,13 @@ export async function runOutbound(
 
   let outcome: DialOutcome;
   try {
-    outcome = await carrier.dial({ callId: call.id, from: call.phoneFrom, to: call.phoneTo, signal });
+    outcome = await carrier.dial({
+      callId: call.id,
+      from: call.phoneFrom,
+      to: call.phoneTo,
+      workspaceId: workspace.id,
+      signal,
+    });
   } catch (err) {
     outcome = { kind: 'failed', reason: messageOf(err) };
   }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 
@@ -47,6 +48,57 @@ export interface Config {
   wsMediaSender: 'worker' | 'main';
   /** Each inbound-webhook attempt waits at most this long, in ms. */
   inboundWebhookTimeoutMs: number;
+  /** The SIP carrier (docs/sip.md); undefined when PARLEY_SIP=off. */
+  sip: SipConfig | undefined;
+}
+
+export interface SipConfig {
+  /** Where the SIP listener binds (UDP and TCP share the port). */
+  listenAddress: string;
+  port: number;
+  transports: ('udp' | 'tcp')[];
+  /** The address written in Via, Contact and SDP (what trunks reach this node at). */
+  publicAddress: string;
+  /** Even RTP ports from min to max; one per call. */
+  rtpPortMin: number;
+  rtpPortMax: number;
+  /** An outbound call ringing this long is canceled as no-answer. */
+  ringTimeoutMs: number;
+  /** A call whose far end sends no RTP this long (not on hold) is ended. */
+  rtpTimeoutMs: number;
+}
+
+function sipConfig(env: Env, host: string): SipConfig | undefined {
+  if (!onOffVar(env, 'PARLEY_SIP', true)) return undefined;
+  const listenAddress = env.PARLEY_SIP_LISTEN_ADDRESS || host;
+  if (isIP(listenAddress) === 0) {
+    throw new ConfigError(`PARLEY_SIP_LISTEN_ADDRESS must be an IP address, got "${listenAddress}"`);
+  }
+  const wildcard = listenAddress === '0.0.0.0' || listenAddress === '::';
+  const publicAddress = env.PARLEY_SIP_PUBLIC_ADDRESS || (wildcard ? '127.0.0.1' : listenAddress);
+  if (isIP(publicAddress) === 0) {
+    throw new ConfigError(`PARLEY_SIP_PUBLIC_ADDRESS must be an IP address, got "${publicAddress}"`);
+  }
+  const transports = (env.PARLEY_SIP_TRANSPORTS || 'udp,tcp').split(',').map((t) => t.trim().toLowerCase());
+  if (transports.length === 0 || transports.some((t) => t !== 'udp' && t !== 'tcp')) {
+    throw new ConfigError(
+      `PARLEY_SIP_TRANSPORTS must list udp and/or tcp, got "${env.PARLEY_SIP_TRANSPORTS}"`,
+    );
+  }
+  const rtpPortMin = intVar(env, 'PARLEY_RTP_PORT_MIN', 20_000, 1024, 65_534);
+  const rtpPortMax = intVar(env, 'PARLEY_RTP_PORT_MAX', 29_999, 1025, 65_535);
+  if (rtpPortMax <= rtpPortMin)
+    throw new ConfigError('PARLEY_RTP_PORT_MAX must be above PARLEY_RTP_PORT_MIN');
+  return {
+    listenAddress,
+    port: intVar(env, 'PARLEY_SIP_PORT', 5060, 0, 65_535),
+    transports: [...new Set(transports)] as ('udp' | 'tcp')[],
+    publicAddress,
+    rtpPortMin,
+    rtpPortMax,
+    ringTimeoutMs: intVar(env, 'PARLEY_SIP_RING_TIMEOUT_MS', 60_000, 1_000, 600_000),
+    rtpTimeoutMs: intVar(env, 'PARLEY_RTP_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+  };
 }
 
 function speedVar(env: Env, name: string, fallback: number): number {
@@ -207,5 +259,6 @@ export function loadConfig(env: Env = process.env): Config {
     wsMedia: onOffVar(env, 'PARLEY_WS_MEDIA', true),
     wsMediaSender: wsMediaSenderVar(env),
     inboundWebhookTimeoutMs: intVar(env, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS', 2500, 100, 10_000),
+    sip: sipConfig(env, host === 'localhost' ? '127.0.0.1' : host),
   };
 }

@@ -22,3 +22,4 @@ export {
 } from './pacing/index.ts';
 export * from './ws/index.ts';
 export * from './rtp/index.ts';
+export * from './sip/index.ts';

@@ -65,11 +65,12 @@ export interface IncomingCall {
   readonly workspaceId?: string;
   /** Picks up: the connected leg. `callId` is Parley's id of the call, for the carrier's logs. */
   answer(callId: string): Promise<CallLeg>;
-  /** Turns the call away: `busy` (at capacity) or `unavailable` (nobody answers this number). */
+  /** Turns the call away (a carrier says why as its protocol can: SIP 486, 480 or 500). */
   reject(reason: IncomingRejection): void;
 }
 
-export type IncomingRejection = 'busy' | 'unavailable';
+/** `busy`: at capacity; `unavailable`: nobody answers this number; `failed`: an error on our side. */
+export type IncomingRejection = 'busy' | 'unavailable' | 'failed';
 
 /** What Parley made of an incoming call: the stored call and its status then. */
 export interface IncomingTaken {

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { freePort, http, runCli } from './harness.ts';
+import { childEnv, freePort, http, runCli } from './harness.ts';
 
 // Helpers of the campaign end-to-end tests (campaign-crash, campaign-workers): real `parley serve`
 // processes with a role and a node name, killed with SIGKILL when a test says so and always in
@@ -92,14 +92,6 @@ export async function postgresStore(adminUrl: string, prefix: string): Promise<T
       }
     },
   };
-}
-
-function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const base = { ...process.env };
-  // The parent's own settings must not leak into the child.
-  for (const key of Object.keys(base))
-    if (key.startsWith('PARLEY_') || key === 'PORT' || key === 'HOST') delete base[key];
-  return { ...base, PARLEY_LOG_LEVEL: 'info', ...env };
 }
 
 export interface Server {

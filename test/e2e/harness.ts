@@ -64,12 +64,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...process.env };
   // The parent's own settings must not leak into the child.
   for (const key of Object.keys(base))
     if (key.startsWith('PARLEY_') || key === 'PORT' || key === 'HOST') delete base[key];
-  return { ...base, PARLEY_LOG_LEVEL: 'info', ...env };
+  // Several servers run at once: each takes a free SIP port unless the test names one.
+  return { ...base, PARLEY_LOG_LEVEL: 'info', PARLEY_SIP_PORT: '0', ...env };
 }
 
 export interface RunningServer {

@@ -12,6 +12,14 @@ import type { ServerTransaction, SipEndpoint } from './transactions.ts';
 // answers what the far end sends inside the dialog (BYE, re-INVITE and UPDATE for hold and session
 // refresh, OPTIONS, INFO keys, NOTIFY of a transfer) and sends ours (BYE, REFER, refreshes).
 
+/**
+ * How long the media keeps playing what came before the far end's BYE: more than the jitter
+ * buffer holds (60 ms at its target, more after a burst).
+ */
+export const BYE_LINGER_MS = 200;
+/** How long after the call ends its RTP socket closes, so what was sent last leaves. */
+const MEDIA_CLOSE_DELAY_MS = 60;
+
 export interface SipCallOptions {
   dialog: Dialog;
   media: SipMediaEndpoint;
@@ -59,11 +67,21 @@ export function createSipCall(options: SipCallOptions): SipCall {
     void sendBye().finally(() => end('carrier_failure'));
   });
 
-  function end(reason: LegEndReason) {
+  function end(reason: LegEndReason, lingerMs = 0) {
     if (endReason) return;
     endReason = reason;
     for (const stop of stops.splice(0)) stop();
-    media.close();
+    if (lingerMs > 0) {
+      // The far end's last words are still in the jitter buffer when its BYE comes: hear them out.
+      after(clock, lingerMs, () => finish(reason));
+      return;
+    }
+    finish(reason);
+  }
+
+  function finish(reason: LegEndReason) {
+    // Our last packets may still wait in the socket's send queue: close it a beat or two later.
+    after(clock, MEDIA_CLOSE_DELAY_MS, () => media.close());
     transferring?.reject(new Error('the call ended before the transfer completed'));
     transferring = null;
     options.onEnd();
@@ -244,7 +262,7 @@ export function createSipCall(options: SipCallOptions): SipCall {
       switch (request.method) {
         case 'BYE':
           tx.reply(200);
-          end('remote_hangup');
+          end('remote_hangup', BYE_LINGER_MS);
           return;
         case 'INVITE':
           if (request.body) {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { systemClock, type Clock, type Logger } from '../../core/index.ts';
 import type { Carrier, DialOutcome, DialRequest } from '../types.ts';
 import type { SipContext } from './context.ts';
@@ -47,6 +48,8 @@ export interface SipCarrier extends Carrier {
 }
 
 const RING_TIMEOUT_MS = 60_000;
+/** How long closing waits for the answers to its BYEs. */
+const CLOSE_GRACE_MS = 1_000;
 
 export async function createSipCarrier(options: SipCarrierOptions): Promise<SipCarrier> {
   const clock = options.clock ?? systemClock;
@@ -151,7 +154,9 @@ export async function createSipCarrier(options: SipCarrierOptions): Promise<SipC
     },
     async close() {
       await registrations.stop();
-      for (const call of [...ctx.calls.values()]) await call.leg.hangup();
+      // BYE every call; a far end that does not answer within the grace does not hold us up.
+      const byes = Promise.allSettled([...ctx.calls.values()].map((call) => call.leg.hangup()));
+      await Promise.race([byes, delay(CLOSE_GRACE_MS, undefined, { ref: false })]);
       endpoint.close();
       await transport.close();
     },

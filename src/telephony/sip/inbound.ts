@@ -199,7 +199,7 @@ export async function receiveInvite(
     if (state !== 'ringing') return;
     state = 'gone';
     media.close();
-    tx.reply(reason === 'busy' ? 486 : 480, { toTag: localTag });
+    tx.reply(reason === 'busy' ? 486 : reason === 'failed' ? 500 : 480, { toTag: localTag });
   };
 
   if (!ctx.incoming) {

@@ -58,7 +58,7 @@ export async function dialSip(ctx: SipContext, request: DialRequest): Promise<Di
   if (request.signal?.aborted) return { kind: 'failed', reason: 'canceled' };
   const to = normalizeE164(request.to);
   if (!to || to !== request.to) return { kind: 'failed', reason: 'invalid_number' };
-  const trunk = request.workspaceId ? await ctx.directory.outbound(request.workspaceId, request.from) : null;
+  const trunk = await ctx.directory.outbound(request.from, request.workspaceId ?? null);
   if (!trunk) return { kind: 'failed', reason: 'the caller id has no SIP trunk on this server' };
   if (trunk.transport === 'tls') return { kind: 'failed', reason: 'SIP over TLS is not supported yet' };
   let hop: SipPeer;

@@ -48,8 +48,8 @@ export type SipRegistrationState =
   | { state: 'registering' };
 
 export interface SipNumberDirectory {
-  /** The trunk of our number `from` in the workspace; null when it has none. */
-  outbound(workspaceId: string, from: string): Promise<SipTrunkSettings | null>;
+  /** The trunk of our number `from` in the workspace placing the call; null when it has none. */
+  outbound(from: string, workspaceId: string | null): Promise<SipTrunkSettings | null>;
   /** Every SIP number equal to `number` (E.164), whatever the workspace. */
   inbound(number: string): Promise<SipInboundMatch[]>;
   /** Numbers whose trunk asks us to register. */

@@ -7,3 +7,4 @@ export {
   type ScriptedCalleeTurn,
 } from './scripted-callee.ts';
 export { createDataEar, createDataVoice } from './data-voice.ts';
+export { talkAsCallee } from './leg-far-end.ts';
