@@ -18,6 +18,7 @@ import {
   type Clock,
   type Config,
   type Logger,
+  type SipConfig,
 } from './core/index.ts';
 import {
   createConversationServices,
@@ -294,15 +295,19 @@ function sipNumberDirectory(store: Store, node: string): SipNumberDirectory {
   };
 }
 
+export interface SipSetup {
+  carrier: SipCarrier;
+  media: RtpMedia;
+  close(): Promise<void>;
+}
+
 /** The SIP carrier and its RTP media (docs/sip.md), on nodes that run calls with PARLEY_SIP on. */
-async function openSip(
-  config: Config,
+export async function openSip(
+  sip: SipConfig,
   store: Store,
-  clock: Clock,
-  logger: Logger,
-): Promise<{ carrier: SipCarrier; media: RtpMedia } | null> {
-  const sip = config.sip;
-  if (!sip) return null;
+  options: { clock: Clock; logger: Logger; node: string },
+): Promise<SipSetup> {
+  const { clock, logger } = options;
   const media = createRtpMedia({
     bindAddress: sip.listenAddress,
     portMin: sip.rtpPortMin,
@@ -319,13 +324,20 @@ async function openSip(
       transports: sip.transports,
       publicAddress: sip.publicAddress,
       media,
-      directory: sipNumberDirectory(store, config.nodeName),
+      directory: sipNumberDirectory(store, options.node),
       clock,
       logger,
       ringTimeoutMs: sip.ringTimeoutMs,
     });
     logger.info({ sip_port: carrier.port }, 'SIP carrier listening');
-    return { carrier, media };
+    return {
+      carrier,
+      media,
+      async close() {
+        await carrier.close();
+        await media.close();
+      },
+    };
   } catch (err) {
     await media.close();
     const why = err instanceof Error ? err.message : String(err);
@@ -554,7 +566,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   let api: FastifyInstance | undefined;
   let engine: Engine | undefined;
   let speech: SpeechSetup | undefined;
-  let sip: { carrier: SipCarrier; media: RtpMedia } | null = null;
+  let sip: SipSetup | null = null;
   try {
     const bootstrap = await bootstrapWorkspace(store, config.bootstrapApiKey);
     if (bootstrap.kind === 'created') {
@@ -572,7 +584,10 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       overrides.speech ??
       (role === 'api' ? undefined : await offlineSpeech({ logger, clock, simMode: config.simMode }));
     if (speech) logger.info({ sim_calls: speech.farEnd ? 'audio' : 'text' }, 'speech ready');
-    sip = role === 'api' ? null : await openSip(config, store, clock, logger);
+    sip =
+      role === 'api' || !config.sip
+        ? null
+        : await openSip(config.sip, store, { clock, logger, node: config.nodeName });
     engine = createEngine({
       store,
       models,
@@ -629,8 +644,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       async close() {
         await ready.close();
         await running.stop(config.shutdownTimeoutMs);
-        await telephony?.carrier.close();
-        await telephony?.media.close();
+        await telephony?.close();
         await voice?.close();
         await store.close();
       },
@@ -638,8 +652,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   } catch (err) {
     await api?.close();
     await engine?.stop(0);
-    await sip?.carrier.close();
-    await sip?.media.close();
+    await sip?.close();
     await speech?.close();
     await store.close();
     throw err;

@@ -1,10 +1,10 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { describe } from 'vitest';
 import { buildApi } from '../src/api/index.ts';
-import { createEngine, type Engine, type SpeechSetup } from '../src/app.ts';
+import { createEngine, openSip, type Engine, type SpeechSetup } from '../src/app.ts';
 import { createSimMessaging } from '../src/providers/index.ts';
 import type { MessagingDeps } from '../src/runtime/index.ts';
-import { silentLogger, systemClock, type Clock, type Plan } from '../src/core/index.ts';
+import { silentLogger, systemClock, type Clock, type Plan, type SipConfig } from '../src/core/index.ts';
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
 import { createScriptedLLM } from '../src/providers/testing/index.ts';
 import type { RateLimitOptions } from '../src/api/index.ts';
@@ -37,6 +37,8 @@ export interface TestApi {
   ws: TestWorkspace;
   /** A second, unrelated workspace: its ids must be invisible to `ws`. */
   other: TestWorkspace;
+  /** The SIP carrier's port, when the API runs SIP (`sip` option). */
+  sipPort: number | null;
   /** inject() with `ws`'s key unless `key` is given (null: no Authorization header). */
   call(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -52,6 +54,19 @@ export async function createWorkspace(
   const { secret } = await store.apiKeys.create(workspace.id, 'test');
   return { id: workspace.id, key: secret };
 }
+
+/** SIP on loopback: a free port, a random RTP range so parallel test files do not meet. */
+const TEST_SIP: SipConfig = {
+  listenAddress: '127.0.0.1',
+  port: 0,
+  transports: ['udp', 'tcp'],
+  publicAddress: '127.0.0.1',
+  rtpPortMin: 40_000 + Math.floor(Math.random() * 5_000) * 2,
+  rtpPortMax: 0,
+  ringTimeoutMs: 60_000,
+  rtpTimeoutMs: 30_000,
+};
+TEST_SIP.rtpPortMax = TEST_SIP.rtpPortMin + 2_000;
 
 export async function createTestApi(
   target: StoreTarget,
@@ -83,6 +98,8 @@ export async function createTestApi(
     afterCallConcurrency?: number;
     /** Lower store limits (recipients per batch) to test their edges cheaply. */
     limits?: StoreLimits;
+    /** Runs the SIP carrier on loopback (a free port unless given), for calls with SIP peers. */
+    sip?: Partial<SipConfig>;
   } = {},
 ): Promise<TestApi> {
   const store = await target.open(options.clock ?? systemClock, options.limits ?? {});
@@ -91,13 +108,18 @@ export async function createTestApi(
   });
   const clock = options.clock ?? systemClock;
   const recordings = createMemoryRecordings();
+  const node = `test-${Math.random().toString(36).slice(2)}`;
+  const sip = options.sip
+    ? await openSip({ ...TEST_SIP, ...options.sip }, store, { clock, logger: silentLogger(), node })
+    : null;
   const engine = createEngine({
     store,
     models,
     clock,
     logger: silentLogger(),
-    node: `test-${Math.random().toString(36).slice(2)}`,
+    node,
     simSpeed: options.simSpeed ?? 0,
+    ...(sip ? { sip: sip.carrier } : {}),
     ...(options.speech ? { speech: options.speech } : {}),
     recordings: { storage: recordings, publicUrl: options.publicUrl ?? TEST_PUBLIC_URL },
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
@@ -141,6 +163,7 @@ export async function createTestApi(
     engine,
     ws,
     other,
+    sipPort: sip?.carrier.port ?? null,
     call({ key, headers, ...rest }) {
       const auth = key === null ? {} : { authorization: `Bearer ${key ?? ws.key}` };
       return api.inject({ ...rest, headers: { ...auth, ...headers } });
@@ -148,6 +171,7 @@ export async function createTestApi(
     async close() {
       await api.close();
       await engine.stop(0);
+      await sip?.close();
       await store.close();
     },
   };

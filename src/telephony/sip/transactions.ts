@@ -251,6 +251,7 @@ export function createSipEndpoint(options: SipEndpointOptions): SipEndpoint {
       stop: [],
     };
     let finalSent = false;
+    let ownTag: string | undefined;
     const tx: ServerTransaction = {
       request,
       from,
@@ -297,7 +298,9 @@ export function createSipEndpoint(options: SipEndpointOptions): SipEndpoint {
         state.stop.push(after(clock, from.transport === 'udp' ? 64 * t1 : 0, forget));
       },
       reply(status, replyOptions) {
-        const response = responseTo(request, status, replyOptions);
+        // Every response but 100 carries a To tag (RFC 3261 section 8.2.6.2).
+        const toTag = replyOptions?.toTag ?? (status > 100 ? (ownTag ??= newTag()) : undefined);
+        const response = responseTo(request, status, { ...replyOptions, ...(toTag ? { toTag } : {}) });
         tx.respond(response);
         return response;
       },
