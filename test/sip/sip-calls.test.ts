@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { offlineSpeech, type SpeechSetup } from '../../src/app.ts';
 import { silentLogger } from '../../src/core/index.ts';
@@ -50,6 +52,9 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
   let agentId = '';
   let dir = '';
   let callerWav: Buffer = Buffer.alloc(0);
+  let slowRouter: Server;
+  /** The agent the slow router picks. */
+  let routedTo = '';
 
   async function api<T = Record<string, unknown>>(
     method: string,
@@ -95,9 +100,67 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
     return call && (call.type === undefined || call.type === type) ? call.call_id : null;
   }
 
+  /** An agent with a number of its own on the SIP carrier; outbound numbers point at `port`. */
+  async function agentWithNumber(
+    number: string,
+    options: { type?: 'inbound' | 'outbound'; port?: number; extra?: Record<string, unknown> } = {},
+  ): Promise<string> {
+    const created = await api<{ response: { model_id: string } }>('POST', '/v2/assistants', {
+      type: options.type ?? 'inbound',
+      name: `agent ${number}`,
+      agent: { prompt: 'Be brief.', greeting_message: GREETING, greeting_message_mode: 'agent_static' },
+      ...options.extra,
+    });
+    const id = created.response.model_id;
+    await api('POST', '/v2/custom-numbers', {
+      phone_number: number,
+      provider: 'sip',
+      sip: { host: '127.0.0.1', port: options.port ?? 5060 },
+    });
+    await api('PUT', `/v2/assistants/${id}/phone_numbers`, { phone_numbers: [number] });
+    return id;
+  }
+
+  async function callsOf(model: string): Promise<Record<string, unknown>[]> {
+    const page = await api<{ response: { calls: Record<string, unknown>[] } }>(
+      'GET',
+      `/v2/calls?model_id=${model}`,
+    );
+    return page.response.calls;
+  }
+
+  /** The agent's one call, once it is over and its after-call work is done. */
+  async function onlyCall(model: string): Promise<Record<string, unknown>> {
+    return finalCall(async () => {
+      const calls = await callsOf(model);
+      return calls.length === 1 ? String(calls[0]?.call_id) : null;
+    });
+  }
+
+  /** Places a call from `from` (the agent's SIP number) to a number. */
+  async function place(model: string, phone: string): Promise<string> {
+    const body = await api<{ response: { call_id: string } }>('POST', '/v2/calls', {
+      model_id: model,
+      phone,
+      name: 'Ann',
+    });
+    return body.response.call_id;
+  }
+
   beforeAll(async () => {
     speech = await offlineSpeech({ logger: silentLogger(), simMode: 'text' });
-    t = await createTestApi(target, { speech, sip: {} });
+    slowRouter = createServer((req, res) => {
+      // An inbound webhook that takes its time: the caller gives up while it rings.
+      setTimeout(
+        () =>
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ call_inbound: { override_model_id: routedTo } })),
+        1_500,
+      );
+    });
+    await new Promise<void>((resolve) => slowRouter.listen(0, '127.0.0.1', resolve));
+    t = await createTestApi(target, { speech, sip: {}, allowPrivateNetwork: true });
     const created = await api<{ response: { model_id: string } }>('POST', '/v2/assistants', {
       type: 'inbound',
       name: 'sip agent',
@@ -134,6 +197,7 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
 
   afterAll(async () => {
     await t?.close();
+    slowRouter?.close();
     await speech?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -160,4 +224,104 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
     expect(heard.length, `the caller's words in: ${transcript}`).toBeGreaterThanOrEqual(3);
     expect(transcript).toContain('[The caller pressed the keys: 1]');
   }, 90_000);
+
+  it('answers a PCMA caller (the A-law pcap sipp ships) who presses a key as an RFC 4733 event', async () => {
+    const number = '+14155550198';
+    const model = await agentWithNumber(number);
+    const sipp = await runSipp({
+      scenario: 'uac-pcap-digit.xml',
+      target: `127.0.0.1:${t.sipPort}`,
+      service: number.slice(1),
+      timeoutMs: 60_000,
+    });
+    const result = await sipp.done;
+    expect(result.code, result.out).toBe(0);
+    const call = await onlyCall(model);
+    expect(call.status).toBe('completed');
+    expect(String(call.transcript)).toContain('[The caller pressed the keys: 1]');
+    const quality = call.quality as { link?: { codec?: string; frames_in?: number } } | undefined;
+    expect(JSON.stringify(quality)).toContain('frames_in');
+  }, 90_000);
+
+  it('places an outbound call through the trunk; the callee echoes our audio and hangs up', async () => {
+    const sipp = await runSipp({ scenario: 'uas-echo.xml', args: ['-rtp_echo'], timeoutMs: 40_000 });
+    const number = '+14155550197';
+    const model = await agentWithNumber(number, { type: 'outbound', port: sipp.port });
+    const id = await place(model, '+14155557000');
+    const result = await sipp.done;
+    expect(result.code, result.out).toBe(0);
+    const call = await finalCall(async () => id);
+    expect(call).toMatchObject({ status: 'completed', phone_number_to: '+14155557000' });
+    expect(String(call.transcript)).toContain('bot: Hello, thank you for calling.');
+    // What we sent came back: the link counted frames both ways and lost none on loopback.
+    const text = JSON.stringify(call.quality);
+    expect(text).toMatch(/"frames_in":[1-9]/);
+    expect(text).toMatch(/"frames_out":[1-9]/);
+  }, 90_000);
+
+  it.each([
+    ['486', 'Busy Here', 'busy'],
+    ['603', 'Decline', 'failed'],
+  ])(
+    'maps a callee that answers %s onto the call status',
+    async (code, reason, status) => {
+      const sipp = await runSipp({
+        scenario: 'uas-refuse.xml',
+        replace: { code, reason },
+        timeoutMs: 30_000,
+      });
+      const number = code === '486' ? '+14155550196' : '+14155550195';
+      const model = await agentWithNumber(number, { type: 'outbound', port: sipp.port });
+      const id = await place(model, '+14155557001');
+      const result = await sipp.done;
+      expect(result.code, result.out).toBe(0);
+      const call = await finalCall(async () => id);
+      expect(call.status).toBe(status);
+      if (status === 'failed') expect(String(call.error_message)).toContain('603');
+    },
+    60_000,
+  );
+
+  it('stops ringing a caller who cancels while the call is routed: 487, and the record says so', async () => {
+    const number = '+14155550194';
+    const hook = `http://127.0.0.1:${(slowRouter.address() as AddressInfo).port}/route`;
+    const model = await agentWithNumber(number, { extra: { inbound_call_webhook_url: hook } });
+    routedTo = model;
+    const sipp = await runSipp({
+      scenario: 'uac-cancel.xml',
+      target: `127.0.0.1:${t.sipPort}`,
+      service: number.slice(1),
+      timeoutMs: 30_000,
+    });
+    const result = await sipp.done;
+    expect(result.code, result.out).toBe(0);
+    const call = await onlyCall(model);
+    expect(call).toMatchObject({
+      status: 'user-canceled',
+      error_message: expect.stringContaining('hung up'),
+    });
+  }, 60_000);
+
+  it('answers 404 for a number it does not hold and 403 to a caller off the trunk allow-list, never ringing', async () => {
+    const number = '+14155550193';
+    const model = await agentWithNumber(number);
+    await api('PATCH', `/v2/numbers/${number.slice(1)}`, {
+      sip: { host: '127.0.0.1', allowed_addresses: ['192.0.2.10'] },
+    });
+    for (const [service, status] of [
+      ['14155559999', '404'],
+      [number.slice(1), '403'],
+    ] as const) {
+      const sipp = await runSipp({
+        scenario: 'uac-refused.xml',
+        target: `127.0.0.1:${t.sipPort}`,
+        service,
+        replace: { status },
+        timeoutMs: 20_000,
+      });
+      const result = await sipp.done;
+      expect(result.code, result.out).toBe(0);
+    }
+    expect(await callsOf(model)).toEqual([]);
+  }, 60_000);
 });

@@ -62,6 +62,8 @@ export interface SippOptions {
   timeoutMs?: number;
   /** A file to stream, put beside the scenario as `audio.wav`. */
   audio?: Buffer;
+  /** Replaces `{{name}}` in the scenario's text before sipp reads it (where sipp takes no field). */
+  replace?: Record<string, string>;
 }
 
 export async function runSipp(options: SippOptions): Promise<SippRun> {
@@ -70,8 +72,15 @@ export async function runSipp(options: SippOptions): Promise<SippRun> {
   if (options.audio) writeFileSync(join(dir, 'audio.wav'), options.audio);
   const port = await freeSipPort();
   const mediaPort = await freeSipPort(true);
+  let scenarioFile = join(SCENARIOS, options.scenario);
+  if (options.replace && !options.builtin) {
+    let text = readFileSync(scenarioFile, 'utf8');
+    for (const [name, value] of Object.entries(options.replace)) text = text.replaceAll(`{{${name}}}`, value);
+    scenarioFile = join(dir, options.scenario);
+    writeFileSync(scenarioFile, text);
+  }
   const args = [
-    ...(options.builtin ? ['-sn', options.scenario] : ['-sf', join(SCENARIOS, options.scenario)]),
+    ...(options.builtin ? ['-sn', options.scenario] : ['-sf', scenarioFile]),
     ...(options.target ? [options.target] : []),
     '-i',
     '127.0.0.1',
