@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { describe } from 'vitest';
 import { buildApi } from '../src/api/index.ts';
-import { createEngine, openSip, type Engine, type SpeechSetup } from '../src/app.ts';
+import { createEngine, openSip, type Engine, type SipSetup, type SpeechSetup } from '../src/app.ts';
 import { createSimMessaging } from '../src/providers/index.ts';
 import type { MessagingDeps } from '../src/runtime/index.ts';
 import { silentLogger, systemClock, type Clock, type Plan, type SipConfig } from '../src/core/index.ts';
@@ -39,6 +39,8 @@ export interface TestApi {
   other: TestWorkspace;
   /** The SIP carrier's port, when the API runs SIP (`sip` option). */
   sipPort: number | null;
+  /** The SIP carrier and its media, when the API runs SIP. */
+  sip: SipSetup | null;
   /** inject() with `ws`'s key unless `key` is given (null: no Authorization header). */
   call(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -164,6 +166,7 @@ export async function createTestApi(
     ws,
     other,
     sipPort: sip?.carrier.port ?? null,
+    sip,
     call({ key, headers, ...rest }) {
       const auth = key === null ? {} : { authorization: `Bearer ${key ?? ws.key}` };
       return api.inject({ ...rest, headers: { ...auth, ...headers } });

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { SipHeaders } from './headers.ts';
 import type { SipContext } from './context.ts';
 import { authorize, parseChallenge } from './digest.ts';
@@ -32,6 +33,9 @@ export interface RegistrationOptions {
   retryMs?: number;
   maxRetryMs?: number;
 }
+
+/** How long stopping waits for registrars to confirm the bindings were removed. */
+const STOP_GRACE_MS = 1_000;
 
 interface Task {
   target: SipRegistrationTarget;
@@ -272,8 +276,10 @@ export function createRegistrations(ctx: SipContext, options: RegistrationOption
     async stop() {
       running = false;
       stopPoll?.();
-      await Promise.all([...tasks.values()].map((task) => unregister(task)));
+      // Bindings are removed where the registrar answers soon; the rest expire on their own.
+      const removals = Promise.all([...tasks.values()].map((task) => unregister(task)));
       tasks.clear();
+      await Promise.race([removals, delay(STOP_GRACE_MS, undefined, { ref: false })]);
     },
   };
 }
