@@ -1,4 +1,4 @@
-import { createRtpMedia } from '../../rtp/index.ts';
+import { createRtpMedia, type RtpMedia } from '../../rtp/index.ts';
 import type { CalleeFactory, FarEndVoice } from '../../sim/index.ts';
 import { talkAsCallee } from '../../testing/index.ts';
 import type { IncomingCall } from '../../types.ts';
@@ -29,6 +29,8 @@ export const FAR_NUMBERS: FarNumbers = {
 export interface CarrierPair {
   near: SipCarrier;
   far: SipCarrier;
+  /** The far side's RTP media (closing it makes the far end vanish without a BYE). */
+  farMedia: RtpMedia;
   /** Calls the far side took, as offered. */
   offered: IncomingCall[];
   close(): Promise<void>;
@@ -51,10 +53,18 @@ export async function openCarrierPair(options: {
   callee: CalleeFactory;
   voice: FarEndVoice;
   near?: Partial<SipCarrierOptions>;
+  /** The near side's RTP timeout (default the media's). */
+  nearRtpTimeoutMs?: number;
 }): Promise<CarrierPair> {
-  const rtp = (min: number) =>
-    createRtpMedia({ bindAddress: '127.0.0.1', portMin: min, portMax: min + 2_000, thread: 'caller' });
-  const nearMedia = rtp(30_000 + Math.floor(Math.random() * 500) * 2);
+  const rtp = (min: number, rtpTimeoutMs?: number) =>
+    createRtpMedia({
+      bindAddress: '127.0.0.1',
+      portMin: min,
+      portMax: min + 2_000,
+      thread: 'caller',
+      ...(rtpTimeoutMs ? { rtpTimeoutMs } : {}),
+    });
+  const nearMedia = rtp(30_000 + Math.floor(Math.random() * 500) * 2, options.nearRtpTimeoutMs);
   const farMedia = rtp(34_000 + Math.floor(Math.random() * 500) * 2);
   const loopback = (port: number): SipTrunkSettings => ({
     host: '127.0.0.1',
@@ -105,6 +115,7 @@ export async function openCarrierPair(options: {
   return {
     near,
     far,
+    farMedia,
     offered,
     async close() {
       await near.close();
