@@ -90,10 +90,12 @@ export async function createSipCarrier(options: SipCarrierOptions): Promise<SipC
     if (!limiter.take(tx.from.address, clock.now())) {
       // A flood: no answer at all, so it costs the sender as much as it costs us.
       options.logger?.debug({ method }, 'SIP request dropped by the per-source limit');
+      tx.drop();
       return;
     }
     switch (method) {
       case 'INVITE':
+        tx.reply(100);
         receiveInvite(ctx, tx, nonces).catch((err: unknown) => {
           options.logger?.error({ err }, 'an inbound SIP call failed');
           if (!tx.finalSent) tx.reply(500);

@@ -100,7 +100,7 @@ describe('SIP client transactions', () => {
 });
 
 describe('SIP server transactions', () => {
-  it('answers an INVITE 100 at once, hands it up once, and repeats its response to retransmissions', async () => {
+  it('hands an INVITE up once and repeats its response to retransmissions', async () => {
     await setUp();
     const seen: ServerTransaction[] = [];
     endpoint.onRequest((tx) => {
@@ -109,7 +109,6 @@ describe('SIP server transactions', () => {
     });
     peer.send(inviteText('z9hG4bK-a'), transport.port);
     await peer.until(() => responses(486).length === 1, '486');
-    expect(responses(100)).toHaveLength(1);
     peer.send(inviteText('z9hG4bK-a'), transport.port);
     await peer.until(() => responses(486).length === 2, 'the 486 repeated');
     expect(seen).toHaveLength(1);

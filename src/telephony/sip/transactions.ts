@@ -29,6 +29,8 @@ export interface ServerTransaction {
   readonly from: SipPeer;
   /** Sends a response; the last final one is repeated to retransmissions. Later calls after a final are ignored. */
   respond(response: SipResponse): void;
+  /** Forgets the request unanswered (a flood): its retransmissions come up again as new. */
+  drop(): void;
   /** Shorthand: a response built from the request. */
   reply(status: number, options?: Parameters<typeof responseTo>[2]): SipResponse;
   /** Set by the INVITE's handler: a CANCEL for it came (already answered 200 here). */
@@ -238,7 +240,6 @@ export function createSipEndpoint(options: SipEndpointOptions): SipEndpoint {
       return;
     }
     const created = createServerTx(request, from, key);
-    if (method === 'INVITE') created.tx.reply(100);
     handler(created.tx);
   }
 
@@ -296,6 +297,9 @@ export function createSipEndpoint(options: SipEndpointOptions): SipEndpoint {
           return;
         }
         state.stop.push(after(clock, from.transport === 'udp' ? 64 * t1 : 0, forget));
+      },
+      drop() {
+        if (!finalSent && state.last === null) servers.delete(key);
       },
       reply(status, replyOptions) {
         // Every response but 100 carries a To tag (RFC 3261 section 8.2.6.2).
