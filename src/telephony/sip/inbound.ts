@@ -147,7 +147,12 @@ export async function receiveInvite(
     media.close();
     tx.reply(487, { toTag: localTag });
   };
-  tx.reply(180, { toTag: localTag, headers: [['contact', dialog.contact]] });
+  // Proxies on the way (a dispatcher in front of several nodes) stay in the dialog's path: their
+  // Record-Route goes back in our 18x and 2xx (RFC 3261 section 12.1.1).
+  const recordRoute: [string, string][] = tx.request.headers
+    .getAll('record-route')
+    .map((r) => ['record-route', r]);
+  tx.reply(180, { toTag: localTag, headers: [...recordRoute, ['contact', dialog.contact]] });
   const sessionExpires = Number.parseInt(tx.request.headers.get('session-expires') ?? '', 10);
 
   const answer = async (): Promise<CallLeg> => {
@@ -185,6 +190,7 @@ export async function receiveInvite(
     tx.reply(200, {
       toTag: localTag,
       headers: [
+        ...recordRoute,
         ['contact', dialog.contact],
         ['allow', ALLOW],
         ['supported', 'timer'],
