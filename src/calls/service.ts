@@ -10,6 +10,7 @@ import { createLiveness, failInterrupted } from './liveness.ts';
 import { runOutbound } from './outbound.ts';
 import type { CallRecordings } from './recording.ts';
 import { createSlotReleaser } from './releases.ts';
+import { createTurnLog } from './turn-log.ts';
 import { createCallWriter } from './writer.ts';
 
 // The call lifecycle (DESIGN.md section 4), put together: admission (admission.ts), outbound
@@ -110,6 +111,7 @@ export function createCallService(options: CallServiceOptions): CallService {
     logger,
     node,
     writer: createCallWriter({ store, logger }),
+    turnLog: createTurnLog({ store, clock, logger }),
     releaseSlot: createSlotReleaser({
       store,
       logger,
