@@ -7,7 +7,9 @@ export { textCallQuality, type TextCallQuality } from './text-quality.ts';
 export {
   RECORDER_LIMITS,
   recordLeg,
+  sealWav,
   wavHeader,
+  wavSeconds,
   type LegRecording,
   type RecorderLogger,
   type RecorderStats,
