@@ -30,6 +30,8 @@ export interface CallEnd {
   afterCall?: boolean;
   /** The call's settings with what the call added (its recording's URL). */
   settings?: Record<string, unknown>;
+  /** The transcript, when no conversation gives it (a call cut short, read from its kept turns). */
+  transcript?: string;
 }
 
 /** The agent's settings the call's talk reads, this call's greeting applied. */
@@ -59,6 +61,7 @@ function endPatch(ctx: CallContext, end: CallEnd, conversation?: Conversation): 
     ...(end.analysis !== undefined ? { analysis: end.analysis } : {}),
     ...(end.quality !== undefined ? { quality: end.quality } : {}),
     ...(end.settings ? { settings: end.settings } : {}),
+    ...(end.transcript !== undefined ? { transcript: end.transcript } : {}),
     ...(conversation
       ? {
           state: { ...conversation.session.snapshot(), ...conversation.actions.state() },

@@ -50,3 +50,5 @@ export { createSentenceChunker, type SentenceChunker } from './chunker.ts';
 export { createBeepDetector, type BeepDetector, type BeepEvent } from './beep.ts';
 export { soundsLikeMachine } from './voicemail.ts';
 export { dtmfTurnText } from './dtmf.ts';
+// How a call's transcript is written (`bot:`/`human:` lines), for turns read back from the store.
+export { formatTranscript } from '../conversation/index.ts';
