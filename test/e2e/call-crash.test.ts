@@ -17,9 +17,10 @@ import {
 // Nothing said is lost when a node dies (issue 22 part 7, docs/durability.md): a real `parley
 // serve` runs two recorded voice calls on the sim carrier with real audio (flite speaks,
 // PocketSphinx hears, in real time), and is killed with SIGKILL once every call has completed
-// turns stored. Restarted on the same data under the same node name, it fails both calls as
-// before, but each record holds the turns said up to the kill, a duration from the answer, and
-// the recording as far as it was written (a valid WAV); the post-call webhook says it was cut short.
+// turns stored. Restarted on the same data under the same node name (or, on PostgreSQL, taken
+// over by another node sharing its database and data dir), the calls fail as before, but each
+// record holds the turns said up to the kill, a duration from the answer, and the recording as
+// far as it was written (a valid WAV); the post-call webhook says it was cut short.
 
 const NODE = 'voice-node';
 const FROM = '+14155550160';
@@ -55,12 +56,26 @@ function channelEnergy(bytes: Buffer, channel: 0 | 1): number {
   return sum;
 }
 
-const targets: { name: string; make: () => Promise<TestStore> }[] = [{ name: 'sqlite', make: sqliteStore }];
+/**
+ * Who finishes the dead node's calls: the same node started again on the same data, or (on
+ * PostgreSQL) another node sharing the database and the data dir, once the dead one has been
+ * silent for 30 s.
+ */
+type Recovery = 'restart' | 'takeover';
+const targets: { name: string; make: () => Promise<TestStore>; recovery: Recovery }[] = [
+  { name: 'sqlite', make: sqliteStore, recovery: 'restart' },
+];
 const pgUrl = process.env.PARLEY_TEST_DATABASE_URL;
-if (pgUrl) targets.push({ name: 'postgres', make: () => postgresStore(pgUrl, 'parley_voice_crash') });
+if (pgUrl) {
+  const make = () => postgresStore(pgUrl, 'parley_voice_crash');
+  targets.push(
+    { name: 'postgres', make, recovery: 'restart' },
+    { name: 'postgres', make, recovery: 'takeover' },
+  );
+}
 
-for (const { name, make } of targets) {
-  describe(`voice calls survive kill -9 [${name}]`, () => {
+for (const { name, make, recovery } of targets) {
+  describe(`voice calls survive kill -9 [${name}, ${recovery}]`, () => {
     let store: TestStore;
     let reader: Reader | undefined;
     let receiver: WebhookReceiver | undefined;
@@ -170,7 +185,10 @@ for (const { name, make } of targets) {
         expect(turns.map((t) => t.turn)).toEqual(turns.map((_, i) => i));
       }
 
-      server = await start();
+      server =
+        recovery === 'restart'
+          ? await start()
+          : await serve({ env, node: 'other-node', lifetimeMs: 240_000, readyTimeoutMs: 60_000 });
       const hooks = await receiver.waitFor(CALLS);
       for (const id of ids) {
         const turns = left.filter((t) => t.call_id === id);
