@@ -2,6 +2,8 @@ import type { Call, Workspace } from '../store/index.ts';
 import { formatTranscript, sealWav, wavSeconds } from '../voice/index.ts';
 import type { CallEnd } from './after-call.ts';
 import type { CallContext } from './context.ts';
+import { recordingUrlOf } from './payload.ts';
+import { isFinal } from './status.ts';
 
 // A call whose node died mid-call (docs/durability.md): it fails as before ("the server running
 // it stopped"), but with what was kept while it ran: the turns completed before the death
@@ -41,4 +43,33 @@ export async function cutShortEnd(ctx: CallContext, workspace: Workspace, call: 
     durationSeconds: Math.round((lastDurable - answeredAt) / 1000),
     endedAt: lastDurable,
   };
+}
+
+/**
+ * Recordings this node left unfinished when it died, of calls finished meanwhile by a node that
+ * could not reach them (no shared data dir): kept now that this node is back, and the records
+ * point at them (their post-call webhooks went out without). Runs at start, after this node's
+ * own interrupted calls were finished (which recovers theirs).
+ */
+export async function recoverLeftRecordings(ctx: CallContext): Promise<number> {
+  const recordings = ctx.recordings;
+  if (!recordings) return 0;
+  let kept = 0;
+  for (const { workspaceId, callId } of await recordings.storage.unfinished()) {
+    const call = await ctx.store.calls.get(workspaceId, callId);
+    // Calls that still run (here or on a node sharing the directory) are being recorded.
+    if (!call || call.node !== ctx.node || !isFinal(call.status) || recordingUrlOf(call)) continue;
+    const bytes = await recordings.storage.recover(workspaceId, callId, sealWav);
+    if (bytes === null) continue;
+    await ctx.writer.move({
+      workspaceId,
+      id: callId,
+      from: [call.status],
+      patch: { settings: { ...call.settings, recording_url: recordings.urlOf(callId) } },
+    });
+    kept += 1;
+  }
+  if (kept > 0)
+    ctx.logger.warn({ recordings: kept }, 'recordings left by a stop were kept after their calls ended');
+  return kept;
 }

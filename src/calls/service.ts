@@ -6,6 +6,7 @@ import type { Carrier } from '../telephony/index.ts';
 import { createAdmission, type PlaceCallInput } from './admission.ts';
 import type { CallContext, SpeechChoice } from './context.ts';
 import { receiveInbound } from './inbound.ts';
+import { recoverLeftRecordings } from './cut-short.ts';
 import { createLiveness, failInterrupted } from './liveness.ts';
 import { runOutbound } from './outbound.ts';
 import type { CallRecordings } from './recording.ts';
@@ -185,6 +186,9 @@ export function createCallService(options: CallServiceOptions): CallService {
       signal?.addEventListener('abort', () => loop.abort(), { once: true });
       await store.nodes.heartbeat(node, about);
       await failInterrupted(ctx, node);
+      await recoverLeftRecordings(ctx).catch((err: unknown) =>
+        logger.warn({ err }, 'recordings left by a stop could not be looked for'),
+      );
       void poll();
     },
     wake() {

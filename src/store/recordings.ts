@@ -41,12 +41,16 @@ export interface RecordingStorage {
    * process records.
    */
   recover(workspaceId: string, callId: string, seal: RecordingSeal): Promise<number | null>;
+  /** The calls whose recordings a writer left unfinished (being written, or left by a death). */
+  unfinished(): Promise<{ workspaceId: string; callId: string }[]>;
 }
 
 /** How a recording left unfinished is made whole: the bytes to keep and its header, or null. */
 export type RecordingSeal = (writtenBytes: number) => { bytes: number; header: Uint8Array } | null;
 
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** A writer's temporary file: `<callId>.wav.<random>.part`. */
+const PART = /^([A-Za-z0-9_-]{1,128})\.wav\.[0-9a-f]+\.part$/;
 
 /** Whether both ids may name a recording (letters, digits, `_` and `-` only: no path tricks). */
 export const isRecordingKey = (workspaceId: string, callId: string): boolean =>
@@ -125,6 +129,27 @@ export function createFileRecordings(dir: string): RecordingStorage {
       }
       for (const p of parts) if (kept === null || p !== part) await unlink(p).catch(() => undefined);
       return kept;
+    },
+
+    async unfinished() {
+      const found: { workspaceId: string; callId: string }[] = [];
+      let workspaces: string[];
+      try {
+        workspaces = await readdir(dir);
+      } catch (err) {
+        if (isMissing(err)) return found;
+        throw err;
+      }
+      for (const workspaceId of workspaces) {
+        if (!ID.test(workspaceId)) continue;
+        const names = await readdir(join(dir, workspaceId)).catch(() => [] as string[]);
+        for (const name of names) {
+          const part = PART.exec(name);
+          if (part && !found.some((f) => f.workspaceId === workspaceId && f.callId === part[1]))
+            found.push({ workspaceId, callId: part[1]! });
+        }
+      }
+      return found;
     },
 
     async remove(workspaceId, callId) {

@@ -209,6 +209,39 @@ for (const target of storeTargets()) {
       expect(await store.callTurns.of(ws.id, talking.id)).toEqual([]);
     });
 
+    it('keeps, when it is back, the recordings of its calls another node finished without them', async () => {
+      const ws = await store.workspaces.create({ name: 'w', plan: 'enterprise', maxConcurrentCalls: 5 });
+      const base = { agentId: 'a1', type: 'outbound' as const, phoneFrom: '+14155550100', leadName: 'Ann' };
+      const mine = await store.calls.create(ws.id, { ...base, status: 'pending', phoneTo: '+14155551001' });
+      const theirs = await store.calls.create(ws.id, { ...base, status: 'pending', phoneTo: '+14155551002' });
+      await store.calls.admit(ws.id, 5, 'node-a', 1);
+      await store.calls.admit(ws.id, 5, 'node-b', 1);
+      // node-a died; node-b, without node-a's disk, failed its call (cut short, no recording).
+      await store.calls.update(ws.id, mine.id, ['ringing'], {
+        status: 'failed',
+        holdsSlot: false,
+        settings: { cut_short: true },
+      });
+      await store.calls.update(ws.id, theirs.id, ['ringing'], { status: 'failed', holdsSlot: false });
+      const storage = createMemoryRecordings();
+      for (const call of [mine, theirs]) {
+        const writer = await storage.create(ws.id, call.id);
+        await writer.write(wavHeader(0));
+        await writer.write(new Uint8Array(16_000 * 4));
+      }
+      const stop = new AbortController();
+      await serviceFor('node-a', { storage, urlOf: (id) => `u/${id}` }).start(stop.signal);
+      stop.abort();
+      expect(await store.calls.get(ws.id, mine.id)).toMatchObject({
+        status: 'failed',
+        settings: { cut_short: true, recording_url: `u/${mine.id}` },
+      });
+      expect((await storage.open(ws.id, mine.id))?.size).toBe(44 + 16_000 * 4);
+      // Another node's call is that node's business.
+      expect((await store.calls.get(ws.id, theirs.id))?.settings).toEqual({});
+      expect(await storage.unfinished()).toEqual([{ workspaceId: ws.id, callId: theirs.id }]);
+    });
+
     it('lets the recording decide the duration when it runs past the last kept turn', async () => {
       const ws = await store.workspaces.create({ name: 'w', plan: 'enterprise', maxConcurrentCalls: 5 });
       const call = await store.calls.create(ws.id, {

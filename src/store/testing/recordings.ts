@@ -69,6 +69,13 @@ export function createMemoryRecordings(): RecordingStorage & { readonly count: n
       return finished.delete(keyOf(workspaceId, callId));
     },
 
+    async unfinished() {
+      return [...unfinished.keys()].map((key) => {
+        const [workspaceId = '', callId = ''] = key.split('/');
+        return { workspaceId, callId };
+      });
+    },
+
     async recover(workspaceId, callId, seal) {
       if (!isRecordingKey(workspaceId, callId)) return null;
       const key = keyOf(workspaceId, callId);
@@ -215,6 +222,19 @@ export function runRecordingStorageContract(name: string, make: () => Promise<Re
       expect(await read('ws_1', 'call-1')).toEqual({ size: 9, text: 'HEADaudio' });
       expect(await storage.recover('ws_1', 'call-1', () => ({ bytes: 4, header: bytes('XXXX') }))).toBeNull();
       expect((await read('ws_1', 'call-1'))?.text).toBe('HEADaudio');
+    });
+
+    it('lists the calls whose recordings are unfinished', async () => {
+      expect(await storage.unfinished()).toEqual([]);
+      const a = await storage.create('ws_1', 'call-1');
+      const b = await storage.create('ws_2', 'call-2');
+      const c = await storage.create('ws_2', 'call-3');
+      await Promise.all([a.write(bytes('_a')), b.write(bytes('_b')), c.write(bytes('_c'))]);
+      await b.finish(bytes('B'));
+      await c.abort();
+      expect(await storage.unfinished()).toEqual([{ workspaceId: 'ws_1', callId: 'call-1' }]);
+      await storage.recover('ws_1', 'call-1', (n) => ({ bytes: n, header: bytes('A') }));
+      expect(await storage.unfinished()).toEqual([]);
     });
 
     it('recovers nothing where nothing was left, where the seal keeps nothing, or over a finished one', async () => {
