@@ -164,10 +164,12 @@ export async function talkAndFinish(
     signal,
     logger: ctx.logger.child({ call_id: call.id }),
     onTurnsSettled: kept.settled,
-  }).finally(() => stopTranscript?.());
+  }).finally(() => {
+    stopTranscript?.();
+    // The record is about to hold the whole transcript: no write of turns may land after it.
+    return kept.close();
+  });
   const endedAt = clock.now();
-  // The record is about to hold the whole transcript: no write of turns may land after it.
-  await kept.close();
   const recordingUrl = (await recording?.finish()) ?? null;
   const end: CallEnd = {
     status: result.status,

@@ -26,9 +26,9 @@ export interface LivenessOptions {
 /**
  * Calls `owner` was running when it stopped: their outcome is unknown, so they fail, and so do
  * calls waiting to run there only (their WS media session lived there); each keeps what was said
- * and recorded before (cut-short.ts). Calls that had hung up
- * keep their ending; their last move is made without the analysis (it ran on the stopped node),
- * so their usage is metered and their post-call webhook sent.
+ * and recorded before (cut-short.ts). Calls that had hung up keep their ending; their last move
+ * is made without the analysis (it ran on the stopped node), so their usage is metered and their
+ * post-call webhook sent.
  */
 export async function failInterrupted(ctx: CallContext, owner: string): Promise<number> {
   const interrupted = await ctx.store.calls.ownedBy(owner, ['pending', 'ringing', 'in-progress']);
