@@ -30,6 +30,8 @@ export interface CallEnd {
   afterCall?: boolean;
   /** The call's settings with what the call added (its recording's URL). */
   settings?: Record<string, unknown>;
+  /** The transcript, when no conversation gives it (a call cut short, read from its kept turns). */
+  transcript?: string;
 }
 
 /** The agent's settings the call's talk reads, this call's greeting applied. */
@@ -59,6 +61,7 @@ function endPatch(ctx: CallContext, end: CallEnd, conversation?: Conversation): 
     ...(end.analysis !== undefined ? { analysis: end.analysis } : {}),
     ...(end.quality !== undefined ? { quality: end.quality } : {}),
     ...(end.settings ? { settings: end.settings } : {}),
+    ...(end.transcript !== undefined ? { transcript: end.transcript } : {}),
     ...(conversation
       ? {
           state: { ...conversation.session.snapshot(), ...conversation.actions.state() },
@@ -102,6 +105,33 @@ export async function finalize(
   return final;
 }
 
+/**
+ * Keeps the call's completed turns durable as they come (turn-log.ts). A caller's turn is
+ * complete when it is added; on audio, an agent's turn once it has played out or been cut (the
+ * voice session says when), on text legs when it is added.
+ */
+function keepTurns(
+  ctx: CallContext,
+  workspace: Workspace,
+  call: Call,
+  conversation: Conversation,
+  audio: boolean,
+): { settled: () => void; close: () => Promise<void> } {
+  const log = ctx.turnLog.open(workspace.id, call.id);
+  const session = conversation.session;
+  const settled = () => log.update(session.turns, session.turns.length);
+  const stop = session.onTurn((turn) => {
+    if (!audio || turn.speaker === 'user') settled();
+  });
+  return {
+    settled,
+    async close() {
+      stop();
+      await log.close();
+    },
+  };
+}
+
 /** A connected call: the talk, the hang-up, the after-the-call work, the last move. */
 export async function talkAndFinish(
   ctx: CallContext,
@@ -116,6 +146,7 @@ export async function talkAndFinish(
   const answeredAt = call.answeredAt ?? clock.now();
   const speech = ctx.speech;
   const recording = await startRecording(ctx, workspace, call, agent, leg);
+  const kept = keepTurns(ctx, workspace, call, conversation, !leg.text);
   // A far end that follows the call live (a WS media client) gets each line as it is said.
   const stopTranscript = leg.showTranscript
     ? conversation.session.onTurn((turn) =>
@@ -132,7 +163,12 @@ export async function talkAndFinish(
     detectVoicemail: call.type === 'outbound',
     signal,
     logger: ctx.logger.child({ call_id: call.id }),
-  }).finally(() => stopTranscript?.());
+    onTurnsSettled: kept.settled,
+  }).finally(() => {
+    stopTranscript?.();
+    // The record is about to hold the whole transcript: no write of turns may land after it.
+    return kept.close();
+  });
   const endedAt = clock.now();
   const recordingUrl = (await recording?.finish()) ?? null;
   const end: CallEnd = {

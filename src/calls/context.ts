@@ -6,6 +6,7 @@ import type { CallSpeech } from '../voice/index.ts';
 import type { CallRecordings } from './recording.ts';
 import type { CallWriter } from './writer.ts';
 import type { SlotRelease } from './releases.ts';
+import type { TurnLog } from './turn-log.ts';
 
 // What the parts of the call lifecycle share (service.ts builds it once): the store and its
 // group-committed writers, the carriers and speech, and the running calls of this process.
@@ -24,6 +25,8 @@ export interface CallContext {
   logger: Logger;
   node: string;
   writer: CallWriter;
+  /** Keeps running calls' completed turns durable as they come. */
+  turnLog: TurnLog;
   releaseSlot: (release: SlotRelease) => Promise<Call | null>;
   /** Runs after-the-call work a few calls at a time. */
   afterCallWork: <T>(fn: () => Promise<T>) => Promise<T>;

@@ -1,6 +1,7 @@
 import type { NodeAbout } from '../store/index.ts';
 import { finalize } from './after-call.ts';
 import type { CallContext } from './context.ts';
+import { cutShortEnd } from './cut-short.ts';
 import { isCallStatus, isEndCallReason } from './status.ts';
 
 // Liveness: this node says it is alive; a node silent for `deadAfterMs` is taken over: its calls
@@ -24,19 +25,17 @@ export interface LivenessOptions {
 
 /**
  * Calls `owner` was running when it stopped: their outcome is unknown, so they fail, and so do
- * calls waiting to run there only (their WS media session lived there). Calls that had hung up
- * keep their ending; their last move is made without the analysis (it ran on the stopped node),
- * so their usage is metered and their post-call webhook sent.
+ * calls waiting to run there only (their WS media session lived there); each keeps what was said
+ * and recorded before (cut-short.ts). Calls that had hung up keep their ending; their last move
+ * is made without the analysis (it ran on the stopped node), so their usage is metered and their
+ * post-call webhook sent.
  */
 export async function failInterrupted(ctx: CallContext, owner: string): Promise<number> {
   const interrupted = await ctx.store.calls.ownedBy(owner, ['pending', 'ringing', 'in-progress']);
   for (const call of interrupted) {
     const workspace = await ctx.store.workspaces.get(call.workspaceId);
     if (!workspace) continue;
-    await finalize(ctx, workspace, call, {
-      status: 'failed',
-      errorMessage: 'the call was interrupted: the server running it stopped',
-    });
+    await finalize(ctx, workspace, call, await cutShortEnd(ctx, workspace, call));
   }
   const unfinished = await ctx.store.calls.afterCallOf(owner);
   for (const call of unfinished) {

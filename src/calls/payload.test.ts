@@ -50,3 +50,12 @@ describe('postCallPayload agent_version', () => {
     expect(of({ ...call, agentVersionId: 'v-1' }).agent_version).toBe('v-1');
   });
 });
+
+describe('postCallPayload cut_short', () => {
+  it('says whether the server running the call died mid-call', () => {
+    const of = (c: Call) => postCallPayload(c, { includeTimeline: false }).call as { cut_short: boolean };
+    expect(of(call).cut_short).toBe(false);
+    expect(of({ ...call, status: 'failed', settings: { cut_short: true } }).cut_short).toBe(true);
+    expect(of({ ...call, settings: { cut_short: 'yes' } }).cut_short).toBe(false);
+  });
+});

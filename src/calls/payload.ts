@@ -47,6 +47,9 @@ export function postCallPayload(call: Call, options: PayloadOptions): Record<str
       agents_used: agentsUsed(call),
       // A Parley addition to the specification's `call` object (clients ignore unknown fields).
       agent_version: agentVersionOf(call),
+      // Parley: true when the server running the call died mid-call (docs/durability.md): the
+      // transcript, recording and duration hold what was kept up to the last completed turn.
+      cut_short: call.settings.cut_short === true,
       diversion: null,
       external_id: typeof call.metadata.external_id === 'string' ? call.metadata.external_id : '',
     },

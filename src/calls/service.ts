@@ -6,10 +6,12 @@ import type { Carrier } from '../telephony/index.ts';
 import { createAdmission, type PlaceCallInput } from './admission.ts';
 import type { CallContext, SpeechChoice } from './context.ts';
 import { receiveInbound } from './inbound.ts';
+import { recoverLeftRecordings } from './cut-short.ts';
 import { createLiveness, failInterrupted } from './liveness.ts';
 import { runOutbound } from './outbound.ts';
 import type { CallRecordings } from './recording.ts';
 import { createSlotReleaser } from './releases.ts';
+import { createTurnLog } from './turn-log.ts';
 import { createCallWriter } from './writer.ts';
 
 // The call lifecycle (DESIGN.md section 4), put together: admission (admission.ts), outbound
@@ -110,6 +112,7 @@ export function createCallService(options: CallServiceOptions): CallService {
     logger,
     node,
     writer: createCallWriter({ store, logger }),
+    turnLog: createTurnLog({ store, clock, logger }),
     releaseSlot: createSlotReleaser({
       store,
       logger,
@@ -183,6 +186,9 @@ export function createCallService(options: CallServiceOptions): CallService {
       signal?.addEventListener('abort', () => loop.abort(), { once: true });
       await store.nodes.heartbeat(node, about);
       await failInterrupted(ctx, node);
+      await recoverLeftRecordings(ctx).catch((err: unknown) =>
+        logger.warn({ err }, 'recordings left by a stop could not be looked for'),
+      );
       void poll();
     },
     wake() {

@@ -101,6 +101,25 @@ for (const target of storeTargets()) {
       expect((await store.batches.get(workspace.id, batch.id))?.callsEndedCount).toBe(1);
     });
 
+    it('forgets the turns kept during a call with its last move, not those of a call it did not end', async () => {
+      const [a, b] = await Promise.all([ringing(0), ringing(1)]);
+      await store.calls.update(workspace.id, b!.id, ['ringing'], { status: 'canceled', holdsSlot: false });
+      const c = await ringing(2);
+      const kept = (callId: string) => ({
+        workspaceId: workspace.id,
+        callId,
+        from: 0,
+        turns: [{ speaker: 'user' as const, text: 'Hi.', at: 1, interrupted: false }],
+      });
+      await store.callTurns.write([kept(a!.id), kept(b!.id), kept(c.id)]);
+      const writer = createCallWriter({ store, logger: silentLogger() });
+      await Promise.all([writer.end(ending(a!, 1)), writer.end(ending(b!, 1))]);
+      expect(await store.callTurns.of(workspace.id, a!.id)).toEqual([]);
+      // b was already final (someone else ended it); c still runs: theirs stay.
+      expect(await store.callTurns.of(workspace.id, b!.id)).toHaveLength(1);
+      expect(await store.callTurns.of(workspace.id, c.id)).toHaveLength(1);
+    });
+
     it('moves without effects (answered) share the group, and a move follows its call’s earlier one', async () => {
       const a = await ringing(0);
       const writer = createCallWriter({ store, logger: silentLogger() });

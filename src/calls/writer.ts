@@ -73,6 +73,9 @@ export function createCallWriter(options: { store: Store; logger: Logger }): Cal
           });
       });
       await repos.webhooks.enqueueMany(deliveries);
+      // The records now hold the whole transcripts: the turns kept during the calls can go.
+      const ended = group.flatMap(({ ending }, i) => (ending && moved[i] ? [ending.callId] : []));
+      await repos.callTurns.drop(ended);
       // The shared rows last, and in one order in every process (no deadlock between groups).
       for (const id of [...usage.keys()].sort()) await repos.workspaces.addUsage(id, usage.get(id)!);
       for (const id of [...batchEnds.keys()].sort()) await repos.batches.callEnded(id, batchEnds.get(id)!);

@@ -417,5 +417,93 @@ for (const target of storeTargets()) {
     it('moves nothing for an empty list', async () => {
       expect(await store.calls.updateMany([])).toEqual([]);
     });
+
+    describe('turns of running calls (022)', () => {
+      const turn = (speaker: 'agent' | 'user', text: string, at: number, interrupted = false) => ({
+        speaker,
+        text,
+        at,
+        interrupted,
+      });
+
+      it('keeps turns as written, rewrites changed ones, drops taken-back ones, per call and workspace', async () => {
+        const [a, b, c] = await Promise.all([call(), call(), call(other)]);
+        await store.callTurns.write([
+          {
+            workspaceId: ws,
+            callId: a!.id,
+            from: 0,
+            turns: [turn('agent', 'Hello, this is Sam.', 1_000), turn('user', 'Hi.', 2_000)],
+          },
+          { workspaceId: ws, callId: b!.id, from: 0, turns: [turn('agent', 'Good morning.', 1_500)] },
+          { workspaceId: other, callId: c!.id, from: 0, turns: [turn('user', 'Hello?', 1_200)] },
+        ]);
+        expect(await store.callTurns.of(ws, a!.id)).toEqual([
+          turn('agent', 'Hello, this is Sam.', 1_000),
+          turn('user', 'Hi.', 2_000),
+        ]);
+        // The agent's reply, cut short afterwards: the same turn rewritten.
+        await store.callTurns.write([
+          {
+            workspaceId: ws,
+            callId: a!.id,
+            from: 2,
+            turns: [turn('agent', 'We install solar panels', 3_000)],
+          },
+        ]);
+        await store.callTurns.write([
+          { workspaceId: ws, callId: a!.id, from: 2, turns: [turn('agent', 'We install', 3_400, true)] },
+        ]);
+        expect(await store.callTurns.of(ws, a!.id)).toEqual([
+          turn('agent', 'Hello, this is Sam.', 1_000),
+          turn('user', 'Hi.', 2_000),
+          turn('agent', 'We install', 3_400, true),
+        ]);
+        // A conversation that took back its last turns: fewer turns than stored.
+        await store.callTurns.write([{ workspaceId: ws, callId: a!.id, from: 1, turns: [] }]);
+        expect(await store.callTurns.of(ws, a!.id)).toEqual([turn('agent', 'Hello, this is Sam.', 1_000)]);
+        // Other calls untouched; another workspace's call reads as having none.
+        expect(await store.callTurns.of(ws, b!.id)).toEqual([turn('agent', 'Good morning.', 1_500)]);
+        expect(await store.callTurns.of(ws, c!.id)).toEqual([]);
+        expect(await store.callTurns.of(other, c!.id)).toEqual([turn('user', 'Hello?', 1_200)]);
+
+        await store.callTurns.drop([a!.id, c!.id]);
+        expect(await store.callTurns.of(ws, a!.id)).toEqual([]);
+        expect(await store.callTurns.of(other, c!.id)).toEqual([]);
+        expect(await store.callTurns.of(ws, b!.id)).toHaveLength(1);
+        await store.callTurns.write([]);
+        await store.callTurns.drop([]);
+      });
+
+      it('stores long transcripts and any text as it is', async () => {
+        const a = await call();
+        const text = `It's "quoted" — ünïcödé; DROP TABLE call_turns; ${'x'.repeat(5_000)}`;
+        const turns = Array.from({ length: 1_200 }, (_, i) =>
+          turn(i % 2 ? 'user' : 'agent', i === 7 ? text : `line ${i}`, 10_000 + i),
+        );
+        await store.callTurns.write([{ workspaceId: ws, callId: a.id, from: 0, turns }]);
+        const stored = await store.callTurns.of(ws, a.id);
+        expect(stored).toHaveLength(1_200);
+        expect(stored[7]!.text).toBe(text);
+        expect(stored[1_199]).toEqual(turn('user', 'line 1199', 11_199));
+      });
+
+      it('writes nothing of a group when one write fails', async () => {
+        const a = await call();
+        await store.callTurns.write([
+          { workspaceId: ws, callId: a.id, from: 0, turns: [turn('user', 'Hi.', 1)] },
+        ]);
+        const bad = { speaker: 'agent', text: null, at: 2, interrupted: false } as unknown as ReturnType<
+          typeof turn
+        >;
+        await expect(
+          store.callTurns.write([
+            { workspaceId: ws, callId: a.id, from: 0, turns: [turn('user', 'Changed.', 1)] },
+            { workspaceId: ws, callId: 'other-call', from: 0, turns: [bad] },
+          ]),
+        ).rejects.toThrow();
+        expect(await store.callTurns.of(ws, a.id)).toEqual([turn('user', 'Hi.', 1)]);
+      });
+    });
   });
 }

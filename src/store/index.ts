@@ -70,6 +70,7 @@ export {
 export { generateApiKey, hashApiKey, type CreatedApiKey } from './api-keys.ts';
 export { bootstrapWorkspace, DEFAULT_MAX_CONCURRENT_CALLS, type BootstrapResult } from './bootstrap.ts';
 export type { Call, CallFilters, CallMove, CallPatch, CallsRepo, NewCall } from './calls.ts';
+export type { CallTurn, CallTurnsRepo, CallTurnsWrite } from './call-turns.ts';
 export {
   DispatchRefused,
   MAX_TASKS_PER_BATCH,

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invalidInput } from '../core/index.ts';
 
 // Call recordings (WAV files), one per call, by workspace. A recording is written as the call
 // goes (appended chunks), its header rewritten at the end, and only then does it appear: the
 // file implementation writes to a temporary name and renames at `finish`, so a half-written
-// recording is never served. `RecordingWriter` is the shape of voice's RecordingSink.
+// recording is never served. A writer whose process died leaves its temporary file: `recover`
+// makes it the call's recording (docs/durability.md). `RecordingWriter` is the shape of voice's
+// RecordingSink.
 
 export interface RecordingWriter {
   /** Appends bytes; writes may be issued back to back, they land in order. */
@@ -31,9 +33,24 @@ export interface RecordingStorage {
   open(workspaceId: string, callId: string): Promise<StoredRecording | null>;
   /** Deletes the call's recording; false when there was none. */
   remove(workspaceId: string, callId: string): Promise<boolean>;
+  /**
+   * Keeps what a writer left unfinished (its process died mid-call) as the call's recording:
+   * `seal`, given how many bytes were written, answers how many to keep and the header to write
+   * over the first bytes, or null to keep nothing. Answers the size kept, or null when there was
+   * nothing to keep or the call already has a finished recording. Only for a call no live
+   * process records.
+   */
+  recover(workspaceId: string, callId: string, seal: RecordingSeal): Promise<number | null>;
+  /** The calls whose recordings a writer left unfinished (being written, or left by a death). */
+  unfinished(): Promise<{ workspaceId: string; callId: string }[]>;
 }
 
+/** How a recording left unfinished is made whole: the bytes to keep and its header, or null. */
+export type RecordingSeal = (writtenBytes: number) => { bytes: number; header: Uint8Array } | null;
+
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** A writer's temporary file: `<callId>.wav.<random>.part`. */
+const PART = /^([A-Za-z0-9_-]{1,128})\.wav\.[0-9a-f]+\.part$/;
 
 /** Whether both ids may name a recording (letters, digits, `_` and `-` only: no path tricks). */
 export const isRecordingKey = (workspaceId: string, callId: string): boolean =>
@@ -71,6 +88,68 @@ export function createFileRecordings(dir: string): RecordingStorage {
         if (isMissing(err)) return null;
         throw err;
       }
+    },
+
+    async recover(workspaceId, callId, seal) {
+      if (!isRecordingKey(workspaceId, callId)) return null;
+      const folder = join(dir, workspaceId);
+      let names: string[];
+      try {
+        names = await readdir(folder);
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+      const prefix = `${callId}.wav.`;
+      const parts = names
+        .filter((n) => n.startsWith(prefix) && n.endsWith('.part'))
+        .map((n) => join(folder, n));
+      if (parts.length === 0) return null;
+      const sizes = await Promise.all(parts.map(async (p) => (await stat(p)).size));
+      // The longest part: a call recorded again (a new writer) leaves a later, longer one.
+      const best = sizes.indexOf(Math.max(...sizes));
+      const part = parts[best]!;
+      const exists = await stat(pathOf(workspaceId, callId)).then(
+        () => true,
+        (err: unknown) => (isMissing(err) ? false : Promise.reject(err)),
+      );
+      const sealed = exists ? null : seal(sizes[best]!);
+      let kept: number | null = null;
+      if (sealed && sealed.bytes >= sealed.header.length) {
+        const handle = await open(part, 'r+');
+        try {
+          await handle.truncate(sealed.bytes);
+          await handle.write(sealed.header, 0, sealed.header.length, 0);
+          await handle.datasync();
+        } finally {
+          await handle.close();
+        }
+        await rename(part, pathOf(workspaceId, callId));
+        kept = sealed.bytes;
+      }
+      for (const p of parts) if (kept === null || p !== part) await unlink(p).catch(() => undefined);
+      return kept;
+    },
+
+    async unfinished() {
+      const found: { workspaceId: string; callId: string }[] = [];
+      let workspaces: string[];
+      try {
+        workspaces = await readdir(dir);
+      } catch (err) {
+        if (isMissing(err)) return found;
+        throw err;
+      }
+      for (const workspaceId of workspaces) {
+        if (!ID.test(workspaceId)) continue;
+        const names = await readdir(join(dir, workspaceId)).catch(() => [] as string[]);
+        for (const name of names) {
+          const part = PART.exec(name);
+          if (part && !found.some((f) => f.workspaceId === workspaceId && f.callId === part[1]))
+            found.push({ workspaceId, callId: part[1]! });
+        }
+      }
+      return found;
     },
 
     async remove(workspaceId, callId) {

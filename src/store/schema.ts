@@ -214,6 +214,7 @@ export interface Schema {
   contacts: ContactTable;
   agent_versions: AgentVersionTable;
   ws_media_sessions: WsMediaSessionTable;
+  call_turns: CallTurnTable;
   sip_registrations: SipRegistrationTable;
 }
 
@@ -491,6 +492,18 @@ export interface WsMediaSessionTable {
   codec: string;
   framing: string;
   expires_at: number;
+}
+
+/** A completed turn of a running call's transcript (022), until the call's last move. */
+export interface CallTurnTable {
+  call_id: string;
+  turn: number;
+  workspace_id: string;
+  speaker: string;
+  text: string;
+  at: number;
+  /** 1: the agent was cut off; `text` is what was delivered. */
+  interrupted: Generated<number>;
 }
 
 /** A number's SIP trunk registration as a node last reported it (024). */

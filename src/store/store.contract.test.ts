@@ -189,6 +189,7 @@ for (const target of storeTargets()) {
               '019-call-after-work',
               '020-agent-versions',
               '021-ws-media-nodes',
+              '022-call-turns',
             ],
           });
           expect(await fresh.isReady()).toBe(true);

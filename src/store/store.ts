@@ -6,6 +6,7 @@ import { agentVersionsRepo } from './agent-versions.ts';
 import { apiKeysRepo } from './api-keys.ts';
 import { calendarRepo } from './calendar.ts';
 import { callsRepo } from './calls.ts';
+import { callTurnsRepo } from './call-turns.ts';
 import { batchesRepo } from './batches.ts';
 import { nodesRepo } from './nodes.ts';
 import { wsMediaSessionsRepo } from './ws-media-sessions.ts';
@@ -59,6 +60,7 @@ export function repositories(
     calendar: calendarRepo(db, clock, transact),
     webhooks: webhooksRepo(db, clock, dialect, transact),
     calls: callsRepo(db, clock, dialect, transact),
+    callTurns: callTurnsRepo(db, transact),
     nodes: nodesRepo(db, clock),
     wsMediaSessions: wsMediaSessionsRepo(db, clock),
     sipRegistrations: sipRegistrationsRepo(db, clock),

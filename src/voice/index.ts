@@ -7,7 +7,9 @@ export { textCallQuality, type TextCallQuality } from './text-quality.ts';
 export {
   RECORDER_LIMITS,
   recordLeg,
+  sealWav,
   wavHeader,
+  wavSeconds,
   type LegRecording,
   type RecorderLogger,
   type RecorderStats,
@@ -48,3 +50,5 @@ export { createSentenceChunker, type SentenceChunker } from './chunker.ts';
 export { createBeepDetector, type BeepDetector, type BeepEvent } from './beep.ts';
 export { soundsLikeMachine } from './voicemail.ts';
 export { dtmfTurnText } from './dtmf.ts';
+// How a call's transcript is written (`bot:`/`human:` lines), for turns read back from the store.
+export { formatTranscript } from '../conversation/index.ts';

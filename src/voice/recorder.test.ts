@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../core/index.ts';
 import { Resampler, SESSION_RATE, type AudioFrame, type SampleRate } from '../media/index.ts';
-import { RECORDER_LIMITS, recordLeg, wavHeader, type RecordingSink } from './recorder.ts';
+import {
+  RECORDER_LIMITS,
+  recordLeg,
+  sealWav,
+  wavHeader,
+  wavSeconds,
+  type RecordingSink,
+} from './recorder.ts';
 import { createFakeLeg, type FarEndStep } from './testing/fake-leg.ts';
 
 // The call recorder over the fake leg on a manual clock: the caller on the left at the time of
@@ -21,6 +28,8 @@ interface MemorySink extends RecordingSink {
   readonly aborts: number;
   /** The file as finished (header rewritten), or null. */
   readonly file: Uint8Array | null;
+  /** The bytes written so far, as a crash would leave them. */
+  written(): Uint8Array;
 }
 
 function memorySink(options: { gate?: () => Promise<void>; failOnWrite?: number } = {}): MemorySink {
@@ -58,6 +67,7 @@ function memorySink(options: { gate?: () => Promise<void>; failOnWrite?: number 
     get file() {
       return file;
     },
+    written: () => Buffer.concat(chunks),
   };
 }
 
@@ -465,6 +475,41 @@ describe('recordLeg', () => {
     await rec.leg.hangup();
     expect(await rec.finish()).toMatchObject({ durationMs: 1000, bytes: 44 + 1000 * MS * 4 });
     expect(parseWav(capped.file!).left.length).toBe(1000 * MS);
+  });
+
+  it('leaves on its sink, as the call goes, a file that sealWav makes a valid WAV of what was heard', async () => {
+    const sink = memorySink();
+    const { clock, recording, listen } = setup([{ tone: { hz: 400, ms: 3000 } }], sink);
+    listen();
+    await run(clock, 3000);
+    // The process dies here: no finish. At most the lag and a chunk are not on the sink yet.
+    const written = sink.written();
+    const sealed = sealWav(written.length);
+    expect(sealed).not.toBeNull();
+    const file = new Uint8Array(written.subarray(0, sealed!.bytes));
+    file.set(sealed!.header, 0);
+    const wav = parseWav(file);
+    expect(wav).toMatchObject({ riff: 'RIFF', format: 1, channels: 2, rate: SESSION_RATE, bits: 16 });
+    expect(wav.riffSize).toBe(file.length - 8);
+    expect(wav.dataSize).toBe(file.length - 44);
+    const seconds = wavSeconds(file.length);
+    expect(seconds * 1000).toBeGreaterThanOrEqual(3000 - RECORDER_LIMITS.lagMs - RECORDER_LIMITS.chunkMs);
+    expect(seconds * 1000).toBeLessThanOrEqual(3000);
+    // The caller's tone is in it, from the start to the end of what was kept.
+    const energy = (a: Int16Array) => a.reduce((sum, v) => sum + Math.abs(v), 0);
+    expect(energy(slice(wav.left, 100, 200))).toBeGreaterThan(0);
+    expect(energy(wav.left.subarray(wav.left.length - 100 * MS))).toBeGreaterThan(0);
+    await recording.leg.hangup();
+  });
+
+  it('seals nothing without a whole sample frame, and drops a torn last one', () => {
+    expect(sealWav(0)).toBeNull();
+    expect(sealWav(44)).toBeNull();
+    expect(sealWav(47)).toBeNull();
+    const sealed = sealWav(44 + 4 * 10 + 3);
+    expect(sealed?.bytes).toBe(44 + 40);
+    expect(Buffer.from(sealed!.header)).toEqual(Buffer.from(wavHeader(40)));
+    expect(wavSeconds(44 + 4 * SESSION_RATE)).toBe(1);
   });
 
   it('passes the rest of the leg through', async () => {

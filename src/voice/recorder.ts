@@ -138,6 +138,21 @@ export function wavHeader(dataBytes: number): Uint8Array {
   return header;
 }
 
+/**
+ * A recording its process left unfinished (`written` bytes, header included, the header still
+ * saying 0): the whole sample frames written, with the header that says their size. Null when
+ * not one sample frame was written.
+ */
+export function sealWav(written: number): { bytes: number; header: Uint8Array } | null {
+  const samples = Math.min(MAX_DATA_SAMPLES, Math.floor((written - HEADER_BYTES) / BLOCK));
+  if (samples <= 0) return null;
+  const dataBytes = samples * BLOCK;
+  return { bytes: HEADER_BYTES + dataBytes, header: wavHeader(dataBytes) };
+}
+
+/** Seconds of audio in a WAV of `bytes` written by this recorder. */
+export const wavSeconds = (bytes: number): number => Math.max(0, bytes - HEADER_BYTES) / BLOCK / SESSION_RATE;
+
 const isSessionFrame = (frame: AudioFrame) =>
   frame.sampleRate === SESSION_RATE && frame.samples.length === FRAME;
 

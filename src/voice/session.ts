@@ -68,6 +68,11 @@ export interface VoiceCallOptions {
    * `human`, where the agent waits for the far end anyway.
    */
   detectVoicemail?: boolean;
+  /**
+   * Told after each thing the agent says has played out or been cut (the conversation's last
+   * agent turn is then final): the transcript so far is complete and may be kept. Must not throw.
+   */
+  onTurnsSettled?: () => void;
 }
 
 type Phase = 'talk' | 'voicemail' | 'ending' | 'done';
@@ -381,6 +386,7 @@ class VoiceCall {
         this.#fail(err);
       } finally {
         this.#laneDepth -= 1;
+        this.#o.onTurnsSettled?.();
         this.#maybeQuiet();
       }
     };

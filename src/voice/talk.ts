@@ -38,6 +38,8 @@ export interface TalkOptions {
   detectVoicemail: boolean;
   signal?: AbortSignal;
   logger?: VoiceLogger;
+  /** Voice calls: told when the agent's last turn has played out or been cut (session.ts). */
+  onTurnsSettled?: () => void;
 }
 
 export interface TalkResult extends VoiceCallOutcome {
@@ -88,5 +90,6 @@ export async function talk(options: TalkOptions): Promise<TalkResult> {
     detectVoicemail: options.detectVoicemail,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.onTurnsSettled ? { onTurnsSettled: options.onTurnsSettled } : {}),
   });
 }

@@ -13,12 +13,19 @@ import {
 /** Recordings in memory, with the same rules as the files (ids, visible only once finished). */
 export function createMemoryRecordings(): RecordingStorage & { readonly count: number } {
   const finished = new Map<string, Uint8Array>();
+  /** What open writers wrote so far, by call (a writer that is never finished is a dead one). */
+  const unfinished = new Map<string, Uint8Array[]>();
   const keyOf = (workspaceId: string, callId: string) => `${workspaceId}/${callId}`;
 
   return {
     async create(workspaceId, callId) {
       checkRecordingKey(workspaceId, callId);
       const chunks: Uint8Array[] = [];
+      const key = keyOf(workspaceId, callId);
+      unfinished.set(key, chunks);
+      const done = () => {
+        if (unfinished.get(key) === chunks) unfinished.delete(key);
+      };
       let state: 'open' | 'finished' | 'aborted' = 'open';
       const writer: RecordingWriter = {
         async write(chunk) {
@@ -28,6 +35,7 @@ export function createMemoryRecordings(): RecordingStorage & { readonly count: n
         async finish(header) {
           if (state !== 'open') throw new Error(`the recording writer is ${state}`);
           state = 'finished';
+          done();
           const written = Buffer.concat(chunks);
           const file = new Uint8Array(Math.max(written.length, header.length));
           file.set(written, 0);
@@ -36,6 +44,7 @@ export function createMemoryRecordings(): RecordingStorage & { readonly count: n
         },
         async abort() {
           if (state === 'open') state = 'aborted';
+          done();
           chunks.length = 0;
         },
       };
@@ -58,6 +67,28 @@ export function createMemoryRecordings(): RecordingStorage & { readonly count: n
     async remove(workspaceId, callId) {
       if (!isRecordingKey(workspaceId, callId)) return false;
       return finished.delete(keyOf(workspaceId, callId));
+    },
+
+    async unfinished() {
+      return [...unfinished.keys()].map((key) => {
+        const [workspaceId = '', callId = ''] = key.split('/');
+        return { workspaceId, callId };
+      });
+    },
+
+    async recover(workspaceId, callId, seal) {
+      if (!isRecordingKey(workspaceId, callId)) return null;
+      const key = keyOf(workspaceId, callId);
+      const chunks = unfinished.get(key);
+      if (!chunks) return null;
+      unfinished.delete(key);
+      const written = Buffer.concat(chunks);
+      const sealed = finished.has(key) ? null : seal(written.length);
+      if (!sealed || sealed.bytes < sealed.header.length) return null;
+      const file = new Uint8Array(written.subarray(0, sealed.bytes));
+      file.set(sealed.header, 0);
+      finished.set(key, file);
+      return file.length;
     },
 
     get count() {
@@ -174,6 +205,55 @@ export function runRecordingStorageContract(name: string, make: () => Promise<Re
       expect(found?.size).toBe(10);
       expect((await readAll(found!.stream({ start: 2, end: 5 }))).toString()).toBe('2345');
       expect((await readAll(found!.stream({ start: 7 }))).toString()).toBe('789');
+    });
+
+    it('keeps what an unfinished writer left, as its seal says, and only once', async () => {
+      const writer = await storage.create('ws_1', 'call-1');
+      await writer.write(bytes('....'));
+      await writer.write(bytes('audio!'));
+      // Its process died: the writer is never finished. What was written, less an odd tail:
+      const seals: number[] = [];
+      const kept = await storage.recover('ws_1', 'call-1', (written) => {
+        seals.push(written);
+        return { bytes: written - 1, header: bytes('HEAD') };
+      });
+      expect(seals).toEqual([10]);
+      expect(kept).toBe(9);
+      expect(await read('ws_1', 'call-1')).toEqual({ size: 9, text: 'HEADaudio' });
+      expect(await storage.recover('ws_1', 'call-1', () => ({ bytes: 4, header: bytes('XXXX') }))).toBeNull();
+      expect((await read('ws_1', 'call-1'))?.text).toBe('HEADaudio');
+    });
+
+    it('lists the calls whose recordings are unfinished', async () => {
+      expect(await storage.unfinished()).toEqual([]);
+      const a = await storage.create('ws_1', 'call-1');
+      const b = await storage.create('ws_2', 'call-2');
+      const c = await storage.create('ws_2', 'call-3');
+      await Promise.all([a.write(bytes('_a')), b.write(bytes('_b')), c.write(bytes('_c'))]);
+      await b.finish(bytes('B'));
+      await c.abort();
+      expect(await storage.unfinished()).toEqual([{ workspaceId: 'ws_1', callId: 'call-1' }]);
+      await storage.recover('ws_1', 'call-1', (n) => ({ bytes: n, header: bytes('A') }));
+      expect(await storage.unfinished()).toEqual([]);
+    });
+
+    it('recovers nothing where nothing was left, where the seal keeps nothing, or over a finished one', async () => {
+      const seal = () => ({ bytes: 3, header: bytes('H') });
+      expect(await storage.recover('ws_1', 'none', seal)).toBeNull();
+      expect(await storage.recover('../x', 'call-1', seal)).toBeNull();
+
+      const empty = await storage.create('ws_1', 'call-2');
+      await empty.write(bytes('..'));
+      expect(await storage.recover('ws_1', 'call-2', () => null)).toBeNull();
+      expect(await storage.open('ws_1', 'call-2')).toBeNull();
+
+      const done = await storage.create('ws_1', 'call-3');
+      await done.write(bytes('_kept'));
+      await done.finish(bytes('H'));
+      const again = await storage.create('ws_1', 'call-3');
+      await again.write(bytes('_lost'));
+      expect(await storage.recover('ws_1', 'call-3', seal)).toBeNull();
+      expect((await read('ws_1', 'call-3'))?.text).toBe('Hkept');
     });
 
     it('refuses ids that could name anything but a recording in its workspace', async () => {

@@ -42,6 +42,8 @@ export interface ScriptedCallOptions {
   clock?: ManualClock;
   /** Called once per 20 ms beat with the time since the call started. */
   onBeat?: (elapsedMs: number, leg: FakeLeg) => void;
+  /** The session's `onTurnsSettled`, with the conversation. */
+  onTurnsSettled?: (conversation: ConversationSession, leg: FakeLeg) => void;
 }
 
 export interface ScriptedCall {
@@ -86,6 +88,7 @@ export async function runScriptedCall(options: ScriptedCallOptions): Promise<Scr
     ...(options.detectVoicemail ? { detectVoicemail: true } : {}),
     ...(options.ttsVoice ? { ttsVoice: options.ttsVoice } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onTurnsSettled ? { onTurnsSettled: () => options.onTurnsSettled?.(conversation, leg) } : {}),
   };
   const startedAt = clock.now();
   let result: VoiceCallResult | null = null;
