@@ -21,3 +21,4 @@ export {
   type WorkerPacerOptions,
 } from './pacing/index.ts';
 export * from './ws/index.ts';
+export * from './twilio/index.ts';
