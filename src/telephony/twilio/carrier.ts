@@ -84,6 +84,7 @@ export interface TwilioSocket extends TwilioStreamSocket {
 
 export interface TwilioCarrier extends Carrier {
   readonly name: 'twilio';
+  onIncoming(handler: IncomingHandler): void;
   /** POST /v2/twilio/voice: a call to one of our numbers (or one waiting for its routing). */
   voice(request: TwilioRequest): Promise<TwilioAnswer>;
   /** POST /v2/twilio/status: a status callback (and the async machine detection's verdict). */
@@ -135,6 +136,8 @@ interface CallEntry {
   decide: (decision: Decision) => void;
   /** Inbound: a `<Pause>` answered the call while it waited for its routing. */
   pausedForRouting: boolean;
+  /** Twilio's machine detection said who answered. */
+  verdict: 'human' | 'machine' | null;
   stop: AbortController;
 }
 
@@ -175,6 +178,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
         decide(decision);
       },
       pausedForRouting: false,
+      verdict: null,
       stop: new AbortController(),
     };
     return entry;
@@ -284,6 +288,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       },
     });
     entry.bound = bound;
+    if (entry.verdict) bound.answeredBy(entry.verdict);
     void bound.leg.ended.then(() => forget(entry));
     entry.settle?.({ kind: 'answered', leg: bound.leg, answeredAt: clock.now() });
     entry.settle = null;
@@ -450,10 +455,10 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
         entry.callSid = callSid;
         bySid.set(callSid, entry);
       }
-      if (params.AnsweredBy && entry.bound) {
-        // Async machine detection's verdict (docs/twilio.md).
-        const who = /^(machine|fax)/.test(params.AnsweredBy) ? 'machine' : 'human';
-        entry.bound.answeredBy(who);
+      if (params.AnsweredBy) {
+        // Async machine detection's verdict (docs/twilio.md), kept until the stream binds.
+        entry.verdict = /^(machine|fax)/.test(params.AnsweredBy) ? 'machine' : 'human';
+        entry.bound?.answeredBy(entry.verdict);
       }
       if (params.CallStatus) applyStatus(entry, params);
       return { status: 200 };

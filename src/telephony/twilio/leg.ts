@@ -90,6 +90,7 @@ export function createTwilioLeg(options: TwilioLegOptions): BoundTwilioLeg {
   let partial = new Int16Array(0);
   const stats = { framesIn: 0, framesOut: 0, framesRefused: 0 };
   let verdict: 'human' | 'machine' | null = null;
+  let transferring = false;
   const verdictListeners: ((who: 'human' | 'machine') => void)[] = [];
 
   const unconfirmedMs = () => unmarkedMs + pending.reduce((sum, mark) => sum + mark.ms, 0);
@@ -218,7 +219,14 @@ export function createTwilioLeg(options: TwilioLegOptions): BoundTwilioLeg {
     },
     async transfer(to) {
       if (endReason) throw new Error('the call has ended');
-      await control.transfer(to);
+      // Twilio may stop the stream before it answers the update: that end is ours.
+      transferring = true;
+      try {
+        await control.transfer(to);
+      } catch (err) {
+        transferring = false;
+        throw err;
+      }
       end('local_hangup');
       socket.close(1000, 'transferred');
     },
@@ -261,14 +269,14 @@ export function createTwilioLeg(options: TwilioLegOptions): BoundTwilioLeg {
           markEcho(event.name);
           return;
         case 'stop':
-          end('remote_hangup');
+          end(transferring ? 'local_hangup' : 'remote_hangup');
           return;
         default:
           return;
       }
     },
     closed() {
-      end('remote_hangup');
+      end(transferring ? 'local_hangup' : 'remote_hangup');
     },
     answeredBy(who) {
       if (verdict || endReason) return;
