@@ -64,7 +64,14 @@ export async function runOutbound(
 
   let outcome: DialOutcome;
   try {
-    outcome = await carrier.dial({ callId: call.id, from: call.phoneFrom, to: call.phoneTo, signal });
+    outcome = await carrier.dial({
+      callId: call.id,
+      from: call.phoneFrom,
+      to: call.phoneTo,
+      signal,
+      // A carrier's own machine detection (Twilio's, billed per call) when the agent leaves messages.
+      machineDetection: agent.spec.voicemail_message?.enabled === true,
+    });
   } catch (err) {
     outcome = { kind: 'failed', reason: messageOf(err) };
   }

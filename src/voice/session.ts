@@ -145,6 +145,8 @@ class VoiceCall {
       enabled: this.#s.greetingMode === 'human' || options.detectVoicemail === true,
       onMachine: (reason) => this.#onMachine(reason),
     });
+    // A carrier that detects machines itself (Twilio) tells us too; the first sign still decides.
+    options.leg.onAnsweredBy?.((who) => this.#screen.carrierSaid(who));
     const reminder = this.#s.idle.reminder;
     this.#idle = createIdleWatch({
       clock: this.#clock,

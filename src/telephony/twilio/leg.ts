@@ -84,7 +84,7 @@ export function createTwilioLeg(options: TwilioLegOptions): BoundTwilioLeg {
   let pending: PendingMark[] = [];
   let markSeq = 0;
   let confirmedMs = 0;
-  let idleWaiters: (() => void)[] = [];
+  const idleWaiters: (() => void)[] = [];
   let lastArrival: number | null = null;
   /** Caller audio decoded but short of a whole frame. */
   let partial = new Int16Array(0);
