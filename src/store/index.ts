@@ -48,6 +48,7 @@ export {
 export type { NewWorkspace, WorkspacePatch } from './workspaces.ts';
 export type { NodeAbout, NodeInfo } from './nodes.ts';
 export type { WsMediaSessionRecord } from './ws-media-sessions.ts';
+export type { TwilioAccountRecord, TwilioNumberHolder } from './twilio-accounts.ts';
 export { newWebhookSecret } from './workspaces.ts';
 export {
   MAX_LOG_BODY_BYTES,

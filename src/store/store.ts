@@ -9,6 +9,7 @@ import { callsRepo } from './calls.ts';
 import { batchesRepo } from './batches.ts';
 import { nodesRepo } from './nodes.ts';
 import { wsMediaSessionsRepo } from './ws-media-sessions.ts';
+import { twilioAccountsRepo } from './twilio-accounts.ts';
 import { simulationRunsRepo } from './simulation-runs.ts';
 import { chatsRepo } from './chats.ts';
 import { knowledgeRepo, type Transact } from './knowledge.ts';
@@ -60,6 +61,7 @@ export function repositories(
     calls: callsRepo(db, clock, dialect, transact),
     nodes: nodesRepo(db, clock),
     wsMediaSessions: wsMediaSessionsRepo(db, clock),
+    twilioAccounts: twilioAccountsRepo(db, clock),
     simulationRuns: simulationRunsRepo(db, clock, transact),
     batches: batchesRepo(db, clock, dialect, transact, limits.maxTasksPerBatch),
     simulations: simulationsRepo(db, clock, dialect, transact),

@@ -21,6 +21,7 @@ import { simulationLists } from './018-simulation-lists.ts';
 import { callAfterWork } from './019-call-after-work.ts';
 import { agentVersions } from './020-agent-versions.ts';
 import { wsMediaNodes } from './021-ws-media-nodes.ts';
+import { twilioAccounts } from './023-twilio-accounts.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -47,6 +48,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '019-call-after-work': callAfterWork(),
     '020-agent-versions': agentVersions(dialect),
     '021-ws-media-nodes': wsMediaNodes(dialect),
+    '023-twilio-accounts': twilioAccounts(dialect),
   };
 }
 
