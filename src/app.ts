@@ -26,6 +26,8 @@ import {
 } from './runtime/index.ts';
 import {
   createSimCarrier,
+  createTwilioCarrier,
+  createTwilioRest,
   createWorkerPacer,
   createWsMediaCarrier,
   WS_CODECS,
@@ -36,6 +38,9 @@ import {
   type CalleeFactory,
   type FarEndVoice,
   type SimCarrier,
+  type TwilioAccount,
+  type TwilioCarrier,
+  type TwilioDirectory,
 } from './telephony/index.ts';
 import { createDialer, type Dialer } from './dialer/index.ts';
 import { createSimulationService, type SimulationService } from './simulation/index.ts';
@@ -230,6 +235,34 @@ function wsMediaDirectory(store: Store, node: string): WsMediaSessionDirectory {
   };
 }
 
+/**
+ * Twilio accounts for the carrier: a workspace's own (PUT /v2/twilio/account), else the server's
+ * (PARLEY_TWILIO_*). An incoming call is for the workspace holding the number on the account
+ * Twilio names.
+ */
+function twilioDirectory(store: Store, server: TwilioAccount | null): TwilioDirectory {
+  const own = async (workspaceId: string): Promise<TwilioAccount | null> => {
+    const found = await store.twilioAccounts.get(workspaceId);
+    return found ? { accountSid: found.accountSid, authToken: found.authToken } : server;
+  };
+  return {
+    async accountForCall(callId) {
+      const call = await store.calls.getById(callId);
+      return call ? own(call.workspaceId) : null;
+    },
+    async account(accountSid) {
+      if (server?.accountSid === accountSid) return server;
+      const found = await store.twilioAccounts.byAccountSid(accountSid);
+      return found ? { accountSid: found.accountSid, authToken: found.authToken } : null;
+    },
+    async workspaceOf(to, accountSid) {
+      const holders = await store.twilioAccounts.holdersOf(to);
+      const holder = holders.find((h) => (h.accountSid ?? server?.accountSid) === accountSid);
+      return holder?.workspaceId ?? null;
+    },
+  };
+}
+
 export interface EngineOptions {
   store: Store;
   models: ModelRouter;
@@ -263,6 +296,11 @@ export interface EngineOptions {
   wsMediaSender?: 'worker' | 'main';
   /** Where clients reach this node (PARLEY_PUBLIC_URL): told to the others for calls across nodes. */
   publicUrl?: string;
+  /**
+   * The Twilio carrier (numbers with provider `twilio`): the server's default account, if any, and
+   * Twilio's REST base URL (default https://api.twilio.com; tests: a fake's).
+   */
+  twilio?: { server: TwilioAccount | null; baseUrl?: string };
 }
 
 export type Role = 'all' | 'api' | 'worker';
@@ -277,6 +315,8 @@ export interface Engine {
   wsMedia: WsMediaCarrier | null;
   /** Starts WebSocket media test calls here or on another node; null when disabled. */
   webCalls: WebCalls | null;
+  /** The Twilio carrier, when this node runs calls (its webhooks and stream are served here). */
+  twilio: TwilioCarrier | null;
   calls: CallService;
   dialer: Dialer;
   simulations: SimulationService;
@@ -347,12 +387,21 @@ export function createEngine(options: EngineOptions): Engine {
         sender: options.wsMediaSender ?? 'worker',
         directory: wsMediaDirectory(store, options.node),
       });
+  const twilio = !background
+    ? null
+    : createTwilioCarrier({
+        publicUrl: options.publicUrl ?? '',
+        directory: twilioDirectory(store, options.twilio?.server ?? null),
+        rest: createTwilioRest(options.twilio?.baseUrl ? { baseUrl: options.twilio.baseUrl } : {}),
+        clock,
+        logger,
+      });
   // Set below: the dialer and the call service wake each other.
   let wakeDialer = () => undefined as void;
   const calls = createCallService({
     store,
     runtime: services.runtime,
-    carriers: { sim, ...(wsMedia ? { ws: wsMedia } : {}) },
+    carriers: { sim, ...(wsMedia ? { ws: wsMedia } : {}), ...(twilio ? { twilio } : {}) },
     speech: speech?.choice ?? { missing: 'no speech providers were configured' },
     ...(options.recordings ? { recordings: callRecordings(options.recordings) } : {}),
     clock,
@@ -405,6 +454,7 @@ export function createEngine(options: EngineOptions): Engine {
     sim,
     wsMedia,
     webCalls,
+    twilio,
     simulations,
     calls,
     dialer: background ? dialer : { ...dialer, wake: wakeDialer },
@@ -479,6 +529,12 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       wsMedia: config.wsMedia,
       wsMediaSender: config.wsMediaSender,
       publicUrl: config.publicUrl,
+      twilio: {
+        server: config.twilio
+          ? { accountSid: config.twilio.accountSid, authToken: config.twilio.authToken }
+          : null,
+        ...(config.twilio ? { baseUrl: config.twilio.baseUrl } : {}),
+      },
       role,
     });
     api = await buildApi({
@@ -489,6 +545,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       sim: engine.sim,
       wsMedia: engine.wsMedia,
       webCalls: engine.webCalls,
+      twilio: engine.twilio,
+      twilioServerAccount: config.twilio !== undefined,
       recordings,
       dialer: engine.dialer,
       simulations: engine.simulations,

@@ -83,6 +83,8 @@ export async function createTestApi(
     afterCallConcurrency?: number;
     /** Lower store limits (recipients per batch) to test their edges cheaply. */
     limits?: StoreLimits;
+    /** The Twilio carrier's REST base URL (a fake's) and the server's default account. */
+    twilio?: { baseUrl: string; server?: { accountSid: string; authToken: string } };
   } = {},
 ): Promise<TestApi> {
   const store = await target.open(options.clock ?? systemClock, options.limits ?? {});
@@ -108,6 +110,9 @@ export async function createTestApi(
     ...(options.afterCallConcurrency ? { afterCallConcurrency: options.afterCallConcurrency } : {}),
     ...(options.wsMedia === false ? { wsMedia: false } : {}),
     publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
+    ...(options.twilio
+      ? { twilio: { server: options.twilio.server ?? null, baseUrl: options.twilio.baseUrl } }
+      : {}),
   });
   const api = await buildApi({
     store,
@@ -117,6 +122,8 @@ export async function createTestApi(
     sim: engine.sim,
     wsMedia: engine.wsMedia,
     webCalls: engine.webCalls,
+    twilio: engine.twilio,
+    twilioServerAccount: options.twilio?.server !== undefined,
     ...(options.wsMediaKeepAliveMs ? { wsMediaKeepAliveMs: options.wsMediaKeepAliveMs } : {}),
     recordings,
     dialer: engine.dialer,
