@@ -362,4 +362,27 @@ describe('Twilio carrier: inbound Voice URL', () => {
     await placed;
     expect(call.twiml[1]).toMatch(/<Hangup\/>/);
   });
+
+  it('a caller who hangs up while the call is routed: the status callback ends it, answer() fails', async () => {
+    const clock = createManualClock();
+    const { fake, carrier, endpoints, post } = await setup({ clock }, false);
+    let incoming: IncomingCall | null = null;
+    carrier.onIncoming((call) => {
+      incoming = call;
+      return Promise.resolve({ callId: 'call-in', status: 'registered' });
+    });
+    const placed = fake.voice.incoming({
+      voiceUrl: `${endpoints.publicUrl}${TWILIO_VOICE_PATH}`,
+      from: HUMAN,
+      to: OUR_NUMBER,
+    });
+    await until(() => incoming !== null);
+    const call = [...fake.voice.calls.values()][0]!;
+    const form = { AccountSid: FAKE_ACCOUNT_SID, CallSid: call.sid, CallStatus: 'canceled' };
+    expect((await post(TWILIO_STATUS_PATH, form)).status).toBe(200);
+    await expect(incoming!.answer('call-in')).rejects.toThrow(/hung up/);
+    expect(carrier.calls).toBe(0);
+    await placed;
+    expect(call.twiml).toHaveLength(1);
+  });
 });

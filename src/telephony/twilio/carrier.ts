@@ -138,6 +138,8 @@ interface CallEntry {
   pausedForRouting: boolean;
   /** Twilio's machine detection said who answered. */
   verdict: 'human' | 'machine' | null;
+  /** The call ended at Twilio (a final status) before its stream connected. */
+  gone: boolean;
   stop: AbortController;
 }
 
@@ -179,6 +181,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       },
       pausedForRouting: false,
       verdict: null,
+      gone: false,
       stop: new AbortController(),
     };
     return entry;
@@ -246,6 +249,8 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
                     ? `Twilio failed the call${params.ErrorCode ? ` (error ${params.ErrorCode})` : ''}`
                     : 'the call ended before its stream connected',
               };
+    entry.gone = true;
+    entry.decide({ kind: 'reject', reason: 'unavailable' }); // a Voice URL request waiting ends
     entry.settle?.(outcome);
     entry.legReady?.(new Error(`the call ended at Twilio (${status}) before its stream connected`));
     forget(entry);
@@ -303,6 +308,8 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       to,
       workspaceId,
       answer(callId) {
+        // The caller hung up while the call was routed (a status callback said so).
+        if (entry.gone) return Promise.reject(new Error('the caller hung up before the call was answered'));
         entry.callId = callId;
         byCallId.set(callId, entry);
         const leg = new Promise<CallLeg>((resolve, reject) => {
