@@ -21,8 +21,24 @@ import { errorResponses } from '../schemas/common.ts';
 const TAG = ['Twilio'];
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
-/** The server's socket as the carrier sees it: text messages (Twilio sends no binary ones). */
+/** A stream that has not answered the last ping by the next is gone without a close: cut off. */
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * The server's socket as the carrier sees it: text messages (Twilio sends no binary ones). A
+ * stream dropped without a close (a network gone) would otherwise keep its call up: it is pinged,
+ * and cut off (which ends the call) when it misses a pong.
+ */
 function adapt(socket: WebSocket): TwilioSocket {
+  let answered = true;
+  socket.on('pong', () => (answered = true));
+  const keepAlive = setInterval(() => {
+    if (!answered) return socket.terminate();
+    answered = false;
+    socket.ping();
+  }, KEEPALIVE_MS);
+  keepAlive.unref();
+  socket.once('close', () => clearInterval(keepAlive));
   return {
     send(data) {
       if (socket.readyState === socket.OPEN) socket.send(data);
