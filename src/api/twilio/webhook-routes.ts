@@ -93,7 +93,9 @@ export const twilioWebhookRoutes: FastifyPluginAsyncTypebox<{ carrier: TwilioCar
       return reply.type('text/xml').send(result.twiml ?? EMPTY_TWIML);
     };
 
+  // Twilio's, not a client's: kept out of the OpenAPI document (docs/twilio.md describes them).
   const schema = (summary: string) => ({
+    hide: true,
     tags: TAG,
     summary,
     consumes: ['application/x-www-form-urlencoded'],
