@@ -145,8 +145,6 @@ class VoiceCall {
       enabled: this.#s.greetingMode === 'human' || options.detectVoicemail === true,
       onMachine: (reason) => this.#onMachine(reason),
     });
-    // A carrier that detects machines itself (Twilio) tells us too; the first sign still decides.
-    options.leg.onAnsweredBy?.((who) => this.#screen.carrierSaid(who));
     const reminder = this.#s.idle.reminder;
     this.#idle = createIdleWatch({
       clock: this.#clock,
@@ -229,6 +227,8 @@ class VoiceCall {
         });
       }
       this.#enqueue(() => this.#open());
+      // A carrier that detects machines itself (Twilio) tells us too; the first sign decides.
+      this.#leg.onAnsweredBy?.((who) => this.#screen.carrierSaid(who));
     } catch (err) {
       this.#fail(err);
     }

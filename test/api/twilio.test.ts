@@ -5,6 +5,7 @@ import { createTestApi, forEachStore, type TestApi } from '../helpers.ts';
 import {
   FAKE_ACCOUNT_SID,
   FAKE_AUTH_TOKEN,
+  MACHINE_GREETING,
   signTwilioWebhook,
   startFakeTwilio,
   type FakeTwilio,
@@ -147,6 +148,33 @@ forEachStore('Twilio numbers', (target) => {
       .poll(async () => (await record(inbound?.call_id as string)).status, { timeout: 20_000 })
       .toBe('completed');
   });
+
+  it("asks Twilio for machine detection when the agent leaves messages; Twilio's verdict ends in voicemail", async () => {
+    const leaver = (
+      await ok('POST', '/v2/assistants', {
+        type: 'outbound',
+        name: 'voicemail agent',
+        agent: { prompt: 'Be brief.', greeting_message: GREETING, greeting_message_mode: 'human' },
+        voicemail_message: { enabled: true, mode: 'exact_message', exact_message: 'Please call us back.' },
+      })
+    ).model_id as string;
+    await ok('PUT', `/v2/assistants/${leaver}/phone_numbers`, { phone_numbers: [OURS] });
+    const placed = await call('POST', '/v2/calls', { model_id: leaver, phone: '+14155553333', name: 'Bo' });
+    expect(placed.statusCode, placed.body).toBe(200);
+    const id = placed.json().response.call_id as string;
+    await expect
+      .poll(async () => (await record(id)).status, { timeout: 30_000 })
+      .toMatch(/^(left_voicemail|hangup_on_voicemail)$/);
+    const create = fake.requests.filter((r) => r.url.endsWith('/Calls.json')).at(-1);
+    expect(create?.form).toMatchObject({ To: '+14155553333', MachineDetection: 'Enable', AsyncAmd: 'true' });
+    // The agent without voicemail messages did not ask for it (billed per call).
+    const first = fake.requests.find((r) => r.url.endsWith('/Calls.json'));
+    expect(first?.form.MachineDetection).toBeUndefined();
+    // Only Twilio's verdict could say so: the greeting is short and plain, with no beep.
+    const done = await record(id);
+    expect(done.transcript).toContain(`human: ${MACHINE_GREETING}`);
+    expect(done.status).toBe('left_voicemail');
+  }, 60_000);
 
   it('a Voice URL request without a valid signature is 403 and stores no call', async () => {
     const before = ((await ok('GET', '/v2/calls?limit=100')).calls as Json[]).length;

@@ -3,7 +3,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createFakeVoice, type FakeVoice, type FakeVoiceOptions } from './voice.ts';
 
-export { parseConnectStream, type FakeCall, type FakeVoice, type StreamMessage } from './voice.ts';
+export {
+  MACHINE_GREETING,
+  parseConnectStream,
+  type FakeCall,
+  type FakeVoice,
+  type StreamMessage,
+} from './voice.ts';
 
 // A local fake of Twilio's Messages API (POST /2010-04-01/Accounts/{AccountSid}/Messages.json) on
 // 127.0.0.1, for tests of the Twilio adapter. It checks what Twilio checks, answers with Twilio's

@@ -59,6 +59,9 @@ interface Playback {
   items: ({ kind: 'audio'; samples: Int16Array } | { kind: 'mark'; name: string })[];
 }
 
+/** What the 3333 machine says: too short and too plain for Parley's own detection to call it one. */
+export const MACHINE_GREETING = 'Hi, this is Bo.';
+
 const FINAL = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
 const decodeXml = (text: string) =>
@@ -305,7 +308,12 @@ export function createFakeVoice(options: FakeVoiceOptions) {
         void stopCall(call, 'completed');
         return;
       }
-      if (!options.callee || !options.voice || call.to.endsWith('3333')) return;
+      if (call.to.endsWith('3333')) {
+        // A machine: a short, plain greeting (nothing a person would not say), then it records.
+        void say(MACHINE_GREETING);
+        return;
+      }
+      if (!options.callee || !options.voice) return;
       const voice = options.voice;
       void Promise.resolve(
         options.callee({ callId: parameters.parleyCallId ?? '', to: call.to, from: call.from }),
