@@ -62,6 +62,9 @@ interface Playback {
 /** What the 3333 machine says: too short and too plain for Parley's own detection to call it one. */
 export const MACHINE_GREETING = 'Hi, this is Bo.';
 
+/** Frames the far end's player buffers before it plays after running dry. */
+const JITTER_FRAMES = 3;
+
 const FINAL = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
 const decodeXml = (text: string) =>
@@ -249,14 +252,20 @@ export function createFakeVoice(options: FakeVoiceOptions) {
     };
 
     let chunk = 0;
+    let buffering = true;
     const tick = setInterval(() => {
       if (ws.readyState !== WebSocket.OPEN) return;
       // What Parley sent plays: one frame a beat; marks go back once the audio before them played.
-      while (playback.items[0]?.kind === 'mark') {
+      // Like Twilio's, the player holds back a few frames after running dry (a jitter buffer), so
+      // frames sent a little late do not get silence slipped between them.
+      if (playback.items.length === 0) buffering = true;
+      else if (playback.items.length >= JITTER_FRAMES || playback.items.some((i) => i.kind === 'mark'))
+        buffering = false;
+      while (!buffering && playback.items[0]?.kind === 'mark') {
         const item = playback.items.shift();
         if (item?.kind === 'mark') echo(item.name);
       }
-      const item = playback.items.shift();
+      const item = buffering ? undefined : playback.items.shift();
       if (item?.kind === 'audio' && ear) {
         const out = new Int16Array(up.maxOutput(item.samples.length));
         const n = up.process(item.samples, out);

@@ -20,12 +20,17 @@ import { clearMessage, markMessage, mediaMessage, type TwilioStreamEvent } from 
 // a mark once the audio before it has played, so the played position is what those echoes say,
 // never what merely left: barge-in keeps in the transcript only what the caller heard. clear()
 // sends `clear` (Twilio drops its buffer and echoes the pending marks, which count for nothing).
-// The caller's audio is handed over as it comes (Twilio sends 20 ms chunks steadily); a beat
-// with nothing for a frame and a half gets silence, so the session keeps its beat.
+// The caller's audio is handed over as it comes (Twilio sends 20 ms chunks steadily, silence
+// included); when the stream stalls, the beat fills in silence so the session keeps its beat.
 
 export const TWILIO_RATE = 8000;
 const FRAME_8K = samplesPerFrame(TWILIO_RATE);
-const SILENCE_AFTER_MS = FRAME_MS + FRAME_MS / 2;
+/**
+ * Twilio sends the caller's audio continuously (silence included), so a gap is jitter, not quiet:
+ * silence fills in only when nothing came for this long (a stalled stream), never between frames
+ * that come a little late, which would cut into the caller's words.
+ */
+const SILENCE_AFTER_MS = 10 * FRAME_MS;
 /** A mark after this many frames of a talkspurt: the played position moves in 100 ms steps. */
 export const MARK_EVERY_FRAMES = 5;
 
