@@ -29,6 +29,8 @@ import {
   createRtpMedia,
   createSipCarrier,
   createSimCarrier,
+  createTwilioCarrier,
+  createTwilioRest,
   createWorkerPacer,
   createWsMediaCarrier,
   WS_CODECS,
@@ -43,6 +45,9 @@ import {
   type SipCarrier,
   type SipNumberDirectory,
   type SipTrunkSettings,
+  type TwilioAccount,
+  type TwilioCarrier,
+  type TwilioDirectory,
 } from './telephony/index.ts';
 import { createDialer, type Dialer } from './dialer/index.ts';
 import { createSimulationService, type SimulationService } from './simulation/index.ts';
@@ -295,6 +300,34 @@ function sipNumberDirectory(store: Store, node: string): SipNumberDirectory {
   };
 }
 
+/**
+ * Twilio accounts for the carrier: a workspace's own (PUT /v2/twilio/account), else the server's
+ * (PARLEY_TWILIO_*). An incoming call is for the workspace holding the number on the account
+ * Twilio names.
+ */
+function twilioDirectory(store: Store, server: TwilioAccount | null): TwilioDirectory {
+  const own = async (workspaceId: string): Promise<TwilioAccount | null> => {
+    const found = await store.twilioAccounts.get(workspaceId);
+    return found ? { accountSid: found.accountSid, authToken: found.authToken } : server;
+  };
+  return {
+    async accountForCall(callId) {
+      const call = await store.calls.getById(callId);
+      return call ? own(call.workspaceId) : null;
+    },
+    async account(accountSid) {
+      if (server?.accountSid === accountSid) return server;
+      const found = await store.twilioAccounts.byAccountSid(accountSid);
+      return found ? { accountSid: found.accountSid, authToken: found.authToken } : null;
+    },
+    async workspaceOf(to, accountSid) {
+      const holders = await store.twilioAccounts.holdersOf(to);
+      const holder = holders.find((h) => (h.accountSid ?? server?.accountSid) === accountSid);
+      return holder?.workspaceId ?? null;
+    },
+  };
+}
+
 export interface SipSetup {
   carrier: SipCarrier;
   media: RtpMedia;
@@ -382,6 +415,11 @@ export interface EngineOptions {
   publicUrl?: string;
   /** The SIP carrier, when this node runs SIP calls. */
   sip?: SipCarrier;
+  /**
+   * The Twilio carrier (numbers with provider `twilio`): the server's default account, if any, and
+   * Twilio's REST base URL (default https://api.twilio.com; tests: a fake's).
+   */
+  twilio?: { server: TwilioAccount | null; baseUrl?: string };
 }
 
 export type Role = 'all' | 'api' | 'worker';
@@ -396,6 +434,8 @@ export interface Engine {
   wsMedia: WsMediaCarrier | null;
   /** Starts WebSocket media test calls here or on another node; null when disabled. */
   webCalls: WebCalls | null;
+  /** The Twilio carrier, when this node runs calls (its webhooks and stream are served here). */
+  twilio: TwilioCarrier | null;
   calls: CallService;
   dialer: Dialer;
   simulations: SimulationService;
@@ -466,12 +506,26 @@ export function createEngine(options: EngineOptions): Engine {
         sender: options.wsMediaSender ?? 'worker',
         directory: wsMediaDirectory(store, options.node),
       });
+  const twilio = !background
+    ? null
+    : createTwilioCarrier({
+        publicUrl: options.publicUrl ?? '',
+        directory: twilioDirectory(store, options.twilio?.server ?? null),
+        rest: createTwilioRest(options.twilio?.baseUrl ? { baseUrl: options.twilio.baseUrl } : {}),
+        clock,
+        logger,
+      });
   // Set below: the dialer and the call service wake each other.
   let wakeDialer = () => undefined as void;
   const calls = createCallService({
     store,
     runtime: services.runtime,
-    carriers: { sim, ...(wsMedia ? { ws: wsMedia } : {}), ...(options.sip ? { sip: options.sip } : {}) },
+    carriers: {
+      sim,
+      ...(wsMedia ? { ws: wsMedia } : {}),
+      ...(twilio ? { twilio } : {}),
+      ...(options.sip ? { sip: options.sip } : {}),
+    },
     speech: speech?.choice ?? { missing: 'no speech providers were configured' },
     ...(options.recordings ? { recordings: callRecordings(options.recordings) } : {}),
     clock,
@@ -524,6 +578,7 @@ export function createEngine(options: EngineOptions): Engine {
     sim,
     wsMedia,
     webCalls,
+    twilio,
     simulations,
     calls,
     dialer: background ? dialer : { ...dialer, wake: wakeDialer },
@@ -603,6 +658,12 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       wsMedia: config.wsMedia,
       wsMediaSender: config.wsMediaSender,
       publicUrl: config.publicUrl,
+      twilio: {
+        server: config.twilio
+          ? { accountSid: config.twilio.accountSid, authToken: config.twilio.authToken }
+          : null,
+        ...(config.twilio ? { baseUrl: config.twilio.baseUrl } : {}),
+      },
       role,
       ...(sip ? { sip: sip.carrier } : {}),
     });
@@ -614,6 +675,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       sim: engine.sim,
       wsMedia: engine.wsMedia,
       webCalls: engine.webCalls,
+      twilio: engine.twilio,
+      twilioServerAccount: config.twilio !== undefined,
       recordings,
       dialer: engine.dialer,
       simulations: engine.simulations,

@@ -102,6 +102,8 @@ export async function createTestApi(
     limits?: StoreLimits;
     /** Runs the SIP carrier on loopback (a free port unless given), for calls with SIP peers. */
     sip?: Partial<SipConfig>;
+    /** The Twilio carrier's REST base URL (a fake's) and the server's default account. */
+    twilio?: { baseUrl: string; server?: { accountSid: string; authToken: string } };
   } = {},
 ): Promise<TestApi> {
   const store = await target.open(options.clock ?? systemClock, options.limits ?? {});
@@ -132,6 +134,9 @@ export async function createTestApi(
     ...(options.afterCallConcurrency ? { afterCallConcurrency: options.afterCallConcurrency } : {}),
     ...(options.wsMedia === false ? { wsMedia: false } : {}),
     publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
+    ...(options.twilio
+      ? { twilio: { server: options.twilio.server ?? null, baseUrl: options.twilio.baseUrl } }
+      : {}),
   });
   const api = await buildApi({
     store,
@@ -141,6 +146,8 @@ export async function createTestApi(
     sim: engine.sim,
     wsMedia: engine.wsMedia,
     webCalls: engine.webCalls,
+    twilio: engine.twilio,
+    twilioServerAccount: options.twilio?.server !== undefined,
     ...(options.wsMediaKeepAliveMs ? { wsMediaKeepAliveMs: options.wsMediaKeepAliveMs } : {}),
     recordings,
     dialer: engine.dialer,

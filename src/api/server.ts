@@ -7,7 +7,7 @@ import { systemClock, type Clock, type Logger } from '../core/index.ts';
 import type { ModelRouter } from '../providers/index.ts';
 import type { ConversationServices } from '../runtime/index.ts';
 import type { RecordingStorage, Store } from '../store/index.ts';
-import type { SimCarrier, WsMediaCarrier } from '../telephony/index.ts';
+import type { SimCarrier, TwilioCarrier, WsMediaCarrier } from '../telephony/index.ts';
 import type { CallService, WebCalls } from '../calls/index.ts';
 import type { SimulationService } from '../simulation/index.ts';
 import { simulationRunRoutes } from './simulations/run-routes.ts';
@@ -38,6 +38,8 @@ import { numberRoutes } from './numbers/routes.ts';
 import { registerOpenApi } from './openapi.ts';
 import { DEFAULT_PUBLIC_RATE_LIMIT, createRateLimiter, type RateLimitOptions } from './rate-limit.ts';
 import { subaccountRoutes } from './subaccounts/routes.ts';
+import { twilioAccountRoutes } from './twilio/account-routes.ts';
+import { twilioWebhookRoutes } from './twilio/webhook-routes.ts';
 import { validatorCompiler } from './validation.ts';
 import { workspaceRoutes } from './workspace/routes.ts';
 
@@ -71,6 +73,10 @@ export interface ApiDeps {
   webCalls?: WebCalls | null;
   /** This node's WS media carrier, when it runs those calls: the socket route is served. */
   wsMedia?: WsMediaCarrier | null;
+  /** This node's Twilio carrier, when it runs calls: Twilio's webhooks and stream are served. */
+  twilio?: TwilioCarrier | null;
+  /** The server has a default Twilio account (PARLEY_TWILIO_*), for GET /v2/twilio/account. */
+  twilioServerAccount?: boolean;
   /** How often a WS media client is pinged; one that misses a pong is cut off (default 15 s). */
   wsMediaKeepAliveMs?: number;
   /** Call recordings (GET /calls/{id}/recording, DELETE /calls/{id}); absent: not served. */
@@ -143,8 +149,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerHealth(app, deps.store);
   await registerOpenApi(app, deps.publicUrl);
 
-  if (deps.wsMedia) {
+  if (deps.wsMedia || deps.twilio)
     await app.register(websocket, { options: { maxPayload: WS_MEDIA_MAX_MESSAGE_BYTES } });
+  if (deps.twilio) await app.register(twilioWebhookRoutes, { carrier: deps.twilio });
+  if (deps.wsMedia) {
     await app.register(wsMediaSocketRoute, {
       prefix: '/v2',
       carrier: deps.wsMedia,
@@ -189,6 +197,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         allowPrivateNetwork: deps.allowPrivateNetwork ?? false,
       });
       await v2.register(subaccountRoutes, { store: deps.store, auth });
+      await v2.register(twilioAccountRoutes, {
+        store: deps.store,
+        serverAccount: deps.twilioServerAccount ?? false,
+      });
       await v2.register(workspaceRoutes, { store: deps.store, auth });
       await v2.register(logRoutes, { store: deps.store });
       await v2.register(contactRoutes, { store: deps.store });

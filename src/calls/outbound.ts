@@ -70,6 +70,8 @@ export async function runOutbound(
       to: call.phoneTo,
       workspaceId: workspace.id,
       signal,
+      // A carrier's own machine detection (Twilio's, billed per call) when the agent leaves messages.
+      machineDetection: agent.spec.voicemail_message?.enabled === true,
     });
   } catch (err) {
     outcome = { kind: 'failed', reason: messageOf(err) };

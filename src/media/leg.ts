@@ -85,6 +85,11 @@ export interface MediaLeg {
    * transport counts nothing (the sim).
    */
   linkStats?(): LinkStats;
+  /**
+   * Who answered, when the carrier itself detects it (Twilio's machine detection): the listener
+   * is called once with the verdict (at once if known). Absent: the voice session decides alone.
+   */
+  onAnsweredBy?(listener: (who: 'human' | 'machine') => void): void;
 }
 
 /** What a leg wrapper changes: the rest is the wrapped leg's own. */
@@ -103,6 +108,7 @@ export interface LegOverrides {
 export function wrapLeg(leg: MediaLeg, overrides: LegOverrides): MediaLeg {
   const { audioIn, clear } = overrides;
   const linkStats = leg.linkStats?.bind(leg);
+  const onAnsweredBy = leg.onAnsweredBy?.bind(leg);
   return {
     get sid() {
       return leg.sid;
@@ -132,5 +138,6 @@ export function wrapLeg(leg: MediaLeg, overrides: LegOverrides): MediaLeg {
     transfer: (to) => leg.transfer(to),
     hangup: overrides.hangup ?? (() => leg.hangup()),
     ...(linkStats ? { linkStats } : {}),
+    ...(onAnsweredBy ? { onAnsweredBy } : {}),
   };
 }

@@ -49,6 +49,7 @@ export type { NewWorkspace, WorkspacePatch } from './workspaces.ts';
 export type { NodeAbout, NodeInfo } from './nodes.ts';
 export type { WsMediaSessionRecord } from './ws-media-sessions.ts';
 export type { SipRegistrationRecord, SipRegistrationStateName } from './sip-registrations.ts';
+export type { TwilioAccountRecord, TwilioNumberHolder } from './twilio-accounts.ts';
 export { newWebhookSecret } from './workspaces.ts';
 export {
   MAX_LOG_BODY_BYTES,

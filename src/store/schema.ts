@@ -216,6 +216,7 @@ export interface Schema {
   ws_media_sessions: WsMediaSessionTable;
   call_turns: CallTurnTable;
   sip_registrations: SipRegistrationTable;
+  twilio_accounts: TwilioAccountTable;
 }
 
 /** A published agent version: an immutable snapshot of the agent's draft (020). */
@@ -485,6 +486,15 @@ export interface NodeTable {
 }
 
 /** A WebSocket media session, readable by the node that runs its call (calls across nodes). */
+/** A workspace's own Twilio account (023). */
+export interface TwilioAccountTable {
+  workspace_id: string;
+  account_sid: string;
+  auth_token: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface WsMediaSessionTable {
   sid: string;
   call_id: string;

@@ -190,6 +190,8 @@ for (const target of storeTargets()) {
               '020-agent-versions',
               '021-ws-media-nodes',
               '022-call-turns',
+              '023-twilio-accounts',
+              '024-sip-registrations',
             ],
           });
           expect(await fresh.isReady()).toBe(true);
@@ -212,6 +214,44 @@ for (const target of storeTargets()) {
         const other = await target.open(clock);
         await other.close();
         expect(await other.isReady()).toBe(false);
+      });
+    });
+
+    describe('twilio accounts', () => {
+      const SID_A = `AC${'a'.repeat(32)}`;
+      const SID_B = `AC${'b'.repeat(32)}`;
+
+      it("sets, replaces, reads and removes a workspace's own account", async () => {
+        const w = await workspace();
+        expect(await store.twilioAccounts.get(w.id)).toBeNull();
+        await store.twilioAccounts.set(w.id, { accountSid: SID_A, authToken: 'one' });
+        clock.advance(1000);
+        const replaced = await store.twilioAccounts.set(w.id, { accountSid: SID_B, authToken: 'two' });
+        expect(await store.twilioAccounts.get(w.id)).toEqual(replaced);
+        expect(replaced).toMatchObject({ workspaceId: w.id, accountSid: SID_B, authToken: 'two' });
+        expect(await store.twilioAccounts.byAccountSid(SID_B)).toEqual(replaced);
+        expect(await store.twilioAccounts.byAccountSid(SID_A)).toBeNull();
+        expect(await store.twilioAccounts.remove(w.id)).toBe(true);
+        expect(await store.twilioAccounts.remove(w.id)).toBe(false);
+        expect(await store.twilioAccounts.get(w.id)).toBeNull();
+      });
+
+      it('finds the workspaces holding a twilio number, with their own account or none', async () => {
+        const own = await workspace('own');
+        const shared = await workspace('shared');
+        const sip = await workspace('sip');
+        await store.twilioAccounts.set(own.id, { accountSid: SID_A, authToken: 't' });
+        await store.phoneNumbers.create(own.id, { number: '+14155550150', provider: 'twilio' });
+        await store.phoneNumbers.create(shared.id, { number: '+14155550150', provider: 'twilio' });
+        await store.phoneNumbers.create(sip.id, { number: '+14155550150', provider: 'sip' });
+        const holders = await store.twilioAccounts.holdersOf('+14155550150');
+        expect(holders.sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : 1))).toEqual(
+          [
+            { workspaceId: own.id, accountSid: SID_A },
+            { workspaceId: shared.id, accountSid: null },
+          ].sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : 1)),
+        );
+        expect(await store.twilioAccounts.holdersOf('+14155550151')).toEqual([]);
       });
     });
 

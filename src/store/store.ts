@@ -11,6 +11,7 @@ import { batchesRepo } from './batches.ts';
 import { nodesRepo } from './nodes.ts';
 import { wsMediaSessionsRepo } from './ws-media-sessions.ts';
 import { sipRegistrationsRepo } from './sip-registrations.ts';
+import { twilioAccountsRepo } from './twilio-accounts.ts';
 import { simulationRunsRepo } from './simulation-runs.ts';
 import { chatsRepo } from './chats.ts';
 import { knowledgeRepo, type Transact } from './knowledge.ts';
@@ -64,6 +65,7 @@ export function repositories(
     nodes: nodesRepo(db, clock),
     wsMediaSessions: wsMediaSessionsRepo(db, clock),
     sipRegistrations: sipRegistrationsRepo(db, clock),
+    twilioAccounts: twilioAccountsRepo(db, clock),
     simulationRuns: simulationRunsRepo(db, clock, transact),
     batches: batchesRepo(db, clock, dialect, transact, limits.maxTasksPerBatch),
     simulations: simulationsRepo(db, clock, dialect, transact),

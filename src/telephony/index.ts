@@ -23,3 +23,4 @@ export {
 export * from './ws/index.ts';
 export * from './rtp/index.ts';
 export * from './sip/index.ts';
+export * from './twilio/index.ts';

@@ -53,6 +53,11 @@ export interface DialRequest {
   onRinging?: () => void;
   /** Aborting before answer cancels the attempt (the dial resolves `failed`, reason `canceled`). */
   signal?: AbortSignal;
+  /**
+   * The agent handles voicemail: a carrier that can detect a machine itself (Twilio) does, and
+   * tells the leg's `onAnsweredBy`. Others ignore it.
+   */
+  machineDetection?: boolean;
 }
 
 /** A call arriving for one of our numbers, as a carrier offers it to Parley. */

@@ -24,6 +24,8 @@ export interface MachineScreen {
   speechEnd(at: number): void;
   /** A transcript (partial or final); true when it decided that a machine answered. */
   text(text: string, now: number): boolean;
+  /** The carrier's verdict: a machine decides at once while screening; a person changes nothing. */
+  carrierSaid(who: 'human' | 'machine'): void;
 }
 
 export interface MachineScreenOptions {
@@ -63,6 +65,9 @@ export function createMachineScreen(options: MachineScreenOptions): MachineScree
       return beep.toneHz > 0;
     },
     stop,
+    carrierSaid(who) {
+      if (active && who === 'machine') decide('carrier');
+    },
     frame(frame) {
       const event = beep.push(frame);
       if (event === 'beep' && active) decide('beep');

@@ -10,6 +10,26 @@ const MACHINE_GREETING =
 const MESSAGE = 'Hi John, this is Parley about your order. Please call us back.';
 
 describe('voicemail', () => {
+  it("takes the carrier's machine verdict (Twilio's AnsweredBy) while screening", async () => {
+    const call = await runScriptedCall({
+      settings: { greetingMode: 'human', voicemailMessage: null },
+      carrierAnsweredBy: { who: 'machine', atMs: 400 },
+      script: [{ wait: 300 }, { say: 'Hello' }, { wait: 30_000 }],
+    });
+    expect(call.result).toMatchObject({ status: 'hangup_on_voicemail', answeredBy: 'machine' });
+    expect(call.leg.played).toEqual([]);
+  });
+
+  it("a carrier's human verdict changes nothing: the call goes on as a person's", async () => {
+    const call = await runScriptedCall({
+      settings: { greetingMode: 'human', voicemailMessage: null },
+      carrierAnsweredBy: { who: 'human', atMs: 400 },
+      script: [{ wait: 300 }, { say: 'Hello' }, { wait: 3_000 }],
+    });
+    expect(call.result.answeredBy).toBe('human');
+    expect(call.leg.heardText()).toBe('Okay.');
+  });
+
   it('leaves the message after the beep', async () => {
     const call = await runScriptedCall({
       settings: { greetingMode: 'human', voicemailMessage: MESSAGE },

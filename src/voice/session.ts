@@ -232,6 +232,8 @@ class VoiceCall {
         });
       }
       this.#enqueue(() => this.#open());
+      // A carrier that detects machines itself (Twilio) tells us too; the first sign decides.
+      this.#leg.onAnsweredBy?.((who) => this.#screen.carrierSaid(who));
     } catch (err) {
       this.#fail(err);
     }

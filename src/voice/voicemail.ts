@@ -6,7 +6,8 @@ import { MACHINE_GREETING_MS } from './limits.ts';
 // and waits; (b) its words are a mailbox's ("leave a message", "after the tone"...); (c) a beep
 // (beep.ts). The session feeds VAD events and transcripts here while screening.
 
-export type MachineReason = 'long_greeting' | 'phrase' | 'beep';
+/** `carrier`: the carrier's own detection said so (Twilio's AnsweredBy). */
+export type MachineReason = 'long_greeting' | 'phrase' | 'beep' | 'carrier';
 
 const MACHINE_PHRASES: readonly RegExp[] = [
   /\bleave (?:me |us )?(?:a|your) (?:message|name|number)/,

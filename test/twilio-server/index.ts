@@ -1,6 +1,15 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createFakeVoice, type FakeVoice, type FakeVoiceOptions } from './voice.ts';
+
+export {
+  MACHINE_GREETING,
+  parseConnectStream,
+  type FakeCall,
+  type FakeVoice,
+  type StreamMessage,
+} from './voice.ts';
 
 // A local fake of Twilio's Messages API (POST /2010-04-01/Accounts/{AccountSid}/Messages.json) on
 // 127.0.0.1, for tests of the Twilio adapter. It checks what Twilio checks, answers with Twilio's
@@ -34,6 +43,10 @@ export interface FakeTwilio {
   readonly requests: FakeTwilioRequest[];
   /** Overrides the answer to the next request only (queued: call again for the one after). */
   respondNext(override: FakeTwilioOverride): void;
+  /** The Voice side: calls placed and received, their streams (voice.ts). */
+  readonly voice: FakeVoice;
+  /** Signs a request to Parley as this account (the fake's own code). */
+  sign(url: string, form: Record<string, string>): string;
   close(): Promise<void>;
 }
 
@@ -69,10 +82,16 @@ function parseBasic(header: string | undefined): { username: string; password: s
 }
 
 export async function startFakeTwilio(
-  options: { accountSid?: string; authToken?: string } = {},
+  options: {
+    accountSid?: string;
+    authToken?: string;
+    voice?: Omit<FakeVoiceOptions, 'accountSid' | 'sign'>;
+  } = {},
 ): Promise<FakeTwilio> {
   const accountSid = options.accountSid ?? FAKE_ACCOUNT_SID;
   const authToken = options.authToken ?? FAKE_AUTH_TOKEN;
+  const sign = (url: string, form: Record<string, string>) => signTwilioWebhook(authToken, url, form);
+  const voice = createFakeVoice({ ...options.voice, accountSid, sign });
   const requests: FakeTwilioRequest[] = [];
   const overrides: FakeTwilioOverride[] = [];
 
@@ -106,6 +125,17 @@ export async function startFakeTwilio(
     }
 
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const calls = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls(?:\/([^/]+))?\.json$/.exec(path);
+    if (calls) {
+      if (!auth || auth.username !== accountSid || auth.password !== authToken)
+        return send(res, 401, twilioError(401, 20003, 'Authenticate'));
+      if (decodeURIComponent(calls[1] ?? '') !== accountSid || req.method !== 'POST')
+        return send(res, 404, twilioError(404, 20404, `The requested resource ${path} was not found`));
+      const answer = calls[2]
+        ? voice.update(calls[2], form)
+        : voice.create(form, new URLSearchParams(rawBody));
+      return send(res, answer.status, answer.body);
+    }
     const match = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/.exec(path);
     if (!match) {
       send(res, 404, twilioError(404, 20404, `The requested resource ${path} was not found`));
@@ -207,8 +237,11 @@ export async function startFakeTwilio(
     respondNext: (override) => {
       overrides.push(override);
     },
+    voice,
+    sign,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        voice.close();
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),

@@ -22,6 +22,7 @@ import { callAfterWork } from './019-call-after-work.ts';
 import { agentVersions } from './020-agent-versions.ts';
 import { wsMediaNodes } from './021-ws-media-nodes.ts';
 import { callTurns } from './022-call-turns.ts';
+import { twilioAccounts } from './023-twilio-accounts.ts';
 import { sipRegistrations } from './024-sip-registrations.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
@@ -50,6 +51,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '020-agent-versions': agentVersions(dialect),
     '021-ws-media-nodes': wsMediaNodes(dialect),
     '022-call-turns': callTurns(dialect),
+    '023-twilio-accounts': twilioAccounts(dialect),
     '024-sip-registrations': sipRegistrations(dialect),
   };
 }

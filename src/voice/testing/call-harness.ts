@@ -44,6 +44,8 @@ export interface ScriptedCallOptions {
   onBeat?: (elapsedMs: number, leg: FakeLeg) => void;
   /** The session's `onTurnsSettled`, with the conversation. */
   onTurnsSettled?: (conversation: ConversationSession, leg: FakeLeg) => void;
+  /** The carrier's own machine detection says `who` answered, `atMs` into the call. */
+  carrierAnsweredBy?: { who: 'human' | 'machine'; atMs: number };
 }
 
 export interface ScriptedCall {
@@ -77,6 +79,12 @@ export async function runScriptedCall(options: ScriptedCallOptions): Promise<Scr
     ...(options.tools ? { tools: options.tools } : {}),
   });
   const leg = createFakeLeg({ clock, script: options.script });
+  const verdict = options.carrierAnsweredBy;
+  if (verdict)
+    Object.assign(leg, {
+      onAnsweredBy: (listener: (who: 'human' | 'machine') => void) =>
+        void clock.sleep(verdict.atMs).then(() => listener(verdict.who)),
+    });
   const callOptions: VoiceCallOptions = {
     leg,
     conversation,
