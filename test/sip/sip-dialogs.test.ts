@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createRtpMedia,
   createSipCarrier,
+  type IncomingCall,
+  type LegEndReason,
   type RtpMedia,
   type SipCarrier,
 } from '../../src/telephony/index.ts';
@@ -28,8 +30,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** The carrier under test, its trunk pointing at `sipp`. */
-async function carrierTo(sipp: SippRun): Promise<SipCarrier> {
+/** The carrier under test, its trunk pointing at `sipp` (its port once known). */
+async function carrierTo(
+  sipp: SippRun | null,
+  answer?: (incoming: IncomingCall) => void,
+): Promise<SipCarrier> {
   const min = 46_000 + Math.floor(Math.random() * 1_000) * 2;
   const media: RtpMedia = createRtpMedia({
     bindAddress: '127.0.0.1',
@@ -37,7 +42,7 @@ async function carrierTo(sipp: SippRun): Promise<SipCarrier> {
     portMax: min + 200,
     thread: 'caller',
   });
-  const trunk = { host: '127.0.0.1', port: sipp.port };
+  const trunk = { host: '127.0.0.1', port: sipp?.port ?? 5060 };
   const carrier = await createSipCarrier({
     listenAddress: '127.0.0.1',
     port: 0,
@@ -45,7 +50,7 @@ async function carrierTo(sipp: SippRun): Promise<SipCarrier> {
     registrations: false,
     directory: {
       outbound: async () => trunk,
-      inbound: async () => [],
+      inbound: async (number) => (answer ? [{ workspaceId: 'w', numberId: number, trunk }] : []),
       registering: async () => [],
       saveRegistration: async () => undefined,
     },
@@ -54,6 +59,11 @@ async function carrierTo(sipp: SippRun): Promise<SipCarrier> {
     await carrier.close();
     await media.close();
   });
+  if (answer)
+    carrier.onIncoming?.(async (incoming) => {
+      answer(incoming);
+      return { callId: 'in', status: 'registered' };
+    });
   return carrier;
 }
 
@@ -81,4 +91,21 @@ describe.runIf(runHere)('SIP dialogs with sipp', () => {
     const result = await sipp.done;
     expect(result.code, result.out).toBe(0);
   }, 40_000);
+
+  it('takes a call over TCP: INVITE, 200 and BYE on one connection', async () => {
+    let ended: Promise<LegEndReason> | null = null;
+    const carrier = await carrierTo(null, (incoming) => {
+      ended = incoming.answer('tcp').then((leg) => leg.ended);
+    });
+    const sipp = await runSipp({
+      scenario: 'uac-short.xml',
+      target: `127.0.0.1:${carrier.port}`,
+      service: '14155550150',
+      args: ['-t', 't1'],
+      timeoutMs: 20_000,
+    });
+    const result = await sipp.done;
+    expect(result.code, result.out).toBe(0);
+    expect(await ended).toBe('remote_hangup');
+  }, 30_000);
 });
