@@ -5,6 +5,7 @@ import { unavailable } from '../core/index.ts';
 import { routeInboundCall } from '../webhooks/index.ts';
 import type { HttpPort } from '../core/index.ts';
 import { finalize, talkAndFinish } from './after-call.ts';
+import { legCallControl } from './call-control.ts';
 import type { CallContext } from './context.ts';
 import { movesInto, type CallStatus } from './status.ts';
 
@@ -170,9 +171,11 @@ async function answerInbound(
     incoming.reject('unavailable');
     return;
   }
+  const control = legCallControl(ctx.clock);
   let conversation: Conversation;
   try {
     conversation = await ctx.runtime.open({
+      callControl: control.port,
       conversationId: call.id,
       agent,
       workspace,
@@ -205,6 +208,7 @@ async function answerInbound(
     return;
   }
   await ctx.store.calls.update(workspace.id, call.id, ['in-progress'], { callSid: leg.sid });
+  control.bind(leg);
   await talkAndFinish(ctx, workspace, { ...answered, callSid: leg.sid }, agent, conversation, leg, signal);
 }
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { offlineSpeech, type SpeechSetup } from '../../src/app.ts';
 import { silentLogger } from '../../src/core/index.ts';
 import { POCKETSPHINX_INSTALL, pocketSphinxAvailable } from '../../src/providers/index.ts';
-import { testAudioDir } from '../../src/providers/testing/index.ts';
+import { createScriptedLLM, testAudioDir } from '../../src/providers/testing/index.ts';
 import { storeTargets } from '../../src/store/testing/index.ts';
 import { createTestApi, type TestApi } from '../helpers.ts';
 import { runSipp } from './sipp.ts';
@@ -40,6 +40,7 @@ const OUR_NUMBER = '+14155550199';
 const GREETING = 'Hello, thank you for calling. How can I help you today?';
 const CALLER_LINE = 'I would like to book an appointment for tomorrow morning.';
 const CALLER_WORDS = ['would', 'like', 'book', 'appointment', 'tomorrow', 'morning'];
+const TRANSFER_TOOL = 'Front_desk';
 const FINAL = new Set(['completed', 'failed', 'canceled', 'user-canceled', 'busy', 'no-answer']);
 
 const wordsOf = (text: string) => new Set(text.toLowerCase().match(/[a-z']+/g) ?? []);
@@ -160,7 +161,18 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
       );
     });
     await new Promise<void>((resolve) => slowRouter.listen(0, '127.0.0.1', resolve));
-    t = await createTestApi(target, { speech, sip: {}, allowPrivateNetwork: true });
+    // The model answers `OK.`, except that an agent with the transfer tool uses it on its first turn.
+    const llm = createScriptedLLM(
+      [
+        (request) =>
+          request.tools?.some((tool) => tool.name === TRANSFER_TOOL) &&
+          !request.messages.some((m) => m.role === 'tool')
+            ? { toolCalls: [{ name: TRANSFER_TOOL, arguments: {} }] }
+            : { text: 'OK.' },
+      ],
+      { repeatLast: true },
+    );
+    t = await createTestApi(target, { speech, sip: {}, allowPrivateNetwork: true, llm });
     const created = await api<{ response: { model_id: string } }>('POST', '/v2/assistants', {
       type: 'inbound',
       name: 'sip agent',
@@ -324,4 +336,29 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
     }
     expect(await callsOf(model)).toEqual([]);
   }, 60_000);
+
+  it('transfers a caller cold by REFER when the agent uses its LIVE_TRANSFER action', async () => {
+    const number = '+14155550192';
+    const model = await agentWithNumber(number);
+    const action = await api<{ response: { action_id?: string; id?: string } }>('POST', '/v2/actions', {
+      LIVE_TRANSFER: { name: 'Front desk', phone: '+14155559000', transfer_mode: 'cold_transfer' },
+    });
+    await api('POST', '/v2/actions/attach', {
+      model_id: model,
+      actions: [action.response.action_id ?? action.response.id],
+    });
+    const sipp = await runSipp({
+      scenario: 'uac-transfer.xml',
+      target: `127.0.0.1:${t.sipPort}`,
+      service: number.slice(1),
+      audio: callerWav,
+      timeoutMs: 60_000,
+    });
+    const result = await sipp.done;
+    // The scenario took a REFER to the target, said it answered, and got our BYE.
+    expect(result.code, result.out).toBe(0);
+    const call = await onlyCall(model);
+    expect(call.status).toBe('completed');
+    expect(JSON.stringify(call)).toContain('+14155559000');
+  }, 90_000);
 });
