@@ -140,6 +140,7 @@ export async function createSipCarrier(options: SipCarrierOptions): Promise<SipC
     outsideDialog(tx);
   });
   registrations.start();
+  let closing: Promise<void> | null = null;
 
   return {
     name: 'sip',
@@ -155,12 +156,19 @@ export async function createSipCarrier(options: SipCarrierOptions): Promise<SipC
       return dialSip(ctx, request);
     },
     async close() {
-      await registrations.stop();
-      // BYE every call; a far end that does not answer within the grace does not hold us up.
-      const byes = Promise.allSettled([...ctx.calls.values()].map((call) => call.leg.hangup()));
-      await Promise.race([byes, delay(CLOSE_GRACE_MS, undefined, { ref: false })]);
-      endpoint.close();
-      await transport.close();
+      if (closing) return closing;
+      closing = shut();
+      return closing;
     },
   };
+
+  /** Closing, once however often it is asked. */
+  async function shut(): Promise<void> {
+    await registrations.stop();
+    // BYE every call; a far end that does not answer within the grace does not hold us up.
+    const byes = Promise.allSettled([...ctx.calls.values()].map((call) => call.leg.hangup()));
+    await Promise.race([byes, delay(CLOSE_GRACE_MS, undefined, { ref: false })]);
+    endpoint.close();
+    await transport.close();
+  }
 }

@@ -349,6 +349,7 @@ export function createSipEndpoint(options: SipEndpointOptions): SipEndpoint {
       send(serializeSipMessage(request), to);
     },
     request(request, to, handlers = {}) {
+      if (closed) return Promise.resolve(responseOfOurs(request, 503, 'Closed'));
       let branch = topBranch(request.headers);
       if (!handlers.keepVia || !branch) {
         branch = newBranch();

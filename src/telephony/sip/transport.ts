@@ -61,6 +61,7 @@ export async function openSipTransport(options: SipTransportOptions): Promise<Si
   let udp: UdpSocket | null = null;
   let tcp: Server | null = null;
   let port = options.port;
+  let closed = false;
 
   function adopt(socket: Socket, peer: SipPeer) {
     const id = key(peer.address, peer.port);
@@ -137,6 +138,7 @@ export async function openSipTransport(options: SipTransportOptions): Promise<Si
       handler = next;
     },
     send(bytes, to) {
+      if (closed) return;
       if (to.transport === 'udp') {
         udp?.send(bytes, to.port, to.address, () => undefined);
         return;
@@ -150,6 +152,8 @@ export async function openSipTransport(options: SipTransportOptions): Promise<Si
       socket.write(bytes);
     },
     async close() {
+      if (closed) return;
+      closed = true;
       for (const socket of connections.values()) socket.destroy();
       connections.clear();
       await Promise.all([
