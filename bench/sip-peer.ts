@@ -314,11 +314,11 @@ async function child(): Promise<void> {
             tickLate: { p99: tickLate.percentile(99), max: tickLate.max },
           },
         },
-        () => process.disconnect?.(),
+        () => process.exit(0),
       );
     }
   });
   send({ type: 'ready' });
 }
 
-if (process.argv.includes('--child') && process.send) await child();
+if (process.argv.includes('--sip-peer') && process.send) await child();

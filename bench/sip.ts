@@ -117,6 +117,8 @@ function zeroModel(): LLM {
 
 interface Server {
   app: App;
+  /** Closes the app once (the cleanup at the end calls it again). */
+  close(): Promise<void>;
   sipPort: number;
   workspaceId: string;
 }
@@ -157,17 +159,18 @@ async function startParley(rtpPortMin: number, rtpPortMax: number): Promise<Serv
     },
   });
   let closed = false;
-  onCleanup(async () => {
+  const close = async () => {
     if (closed) return;
     closed = true;
     await app.close();
-  });
+  };
+  onCleanup(close);
   if (app.bootstrap.kind !== 'created') throw new Error('the bench workspace was not created');
   const workspaceId = app.bootstrap.workspaceId;
   // Slots must not be what limits the calls.
   await app.store.workspaces.update(workspaceId, { maxConcurrentCalls: 5000 });
   await app.listen();
-  return { app, sipPort, workspaceId };
+  return { app, close, sipPort, workspaceId };
 }
 
 async function api(app: App, method: 'POST' | 'PUT', url: string, payload: object): Promise<unknown> {
@@ -212,7 +215,7 @@ interface PeerProcess {
 }
 
 async function startPeers(): Promise<PeerProcess> {
-  const child: ChildProcess = fork('bin/tsx-run.js', ['bench/sip-peer.ts', '--child'], {
+  const child: ChildProcess = fork('bin/tsx-run.js', ['bench/sip-peer.ts', '--sip-peer'], {
     cwd: ROOT,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -432,7 +435,7 @@ export async function runSipCase(ctx: CaseContext): Promise<void> {
     console.log(textTable(...mediaTable(steps.slice(-1))));
     await sleep(1000);
   }
-  await server.app.close();
+  await server.close();
   console.log(textTable(...mediaTable(steps)));
   console.log(textTable(...resourceTable(steps)));
   const ws = wsMediaFigures();
@@ -630,7 +633,7 @@ Target (frame-send lateness p99 â‰¤ ${JITTER_TARGET_MS} ms and no RTP loss at â‰
 ${
   r.ws.length === 0
     ? 'The `ws-media` case did not run earlier in this run (`npm run bench -- ws-media sip` runs both, WS first).'
-    : `The \`ws-media\` case's load steps of this same run (its section above has the detail; its lateness is
+    : `The \`ws-media\` case's load steps of this same run (its lateness is
 stamped where Parley sends, this case's where the peers receive):
 
 ${markdownTable(...compareTable(r.steps, r.ws))}`
