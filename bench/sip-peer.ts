@@ -35,9 +35,7 @@ export type ToPeer =
   | { type: 'stop' };
 
 export type FromPeer =
-  | { type: 'ready' }
-  | { type: 'opened'; ports: number[] }
-  | { type: 'result'; result: PeerResult };
+  { type: 'ready' } | { type: 'opened'; ports: number[] } | { type: 'result'; result: PeerResult };
 
 export interface PeerCall {
   port: number;
@@ -215,7 +213,11 @@ class Call {
   }
 
   close(): void {
-    this.socket.close();
+    try {
+      this.socket.close();
+    } catch {
+      // A socket whose bind failed may be closed already.
+    }
   }
 }
 

@@ -88,7 +88,10 @@ function settings(): Settings {
 export function sipPhaseSeconds(): number {
   const s = settings();
   return Math.ceil(
-    s.steps.reduce((sum, calls) => sum + calls / s.rate + (SETTLE_MS + HOLD_AFTER_MS) / 1000 + s.stepS + 60, 10),
+    s.steps.reduce(
+      (sum, calls) => sum + calls / s.rate + (SETTLE_MS + HOLD_AFTER_MS) / 1000 + s.stepS + 60,
+      10,
+    ),
   );
 }
 
@@ -271,7 +274,12 @@ function threadCpu(): { main: number; all: number } | null {
 /** Busy and total CPU time of the whole machine (all CPUs) from /proc/stat; null elsewhere. */
 function machineCpu(): { busy: number; total: number } | null {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const fields = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     const total = fields.reduce((sum, v) => sum + v, 0);
     return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0), total };
   } catch {
@@ -367,7 +375,14 @@ async function runStep(server: Server, calls: number, s: Settings, stepIndex: nu
     offset: 0,
   });
   const statuses: Record<string, number> = {};
-  const link: LinkTotals = { calls: 0, framesIn: 0, framesLost: 0, framesLate: 0, framesRefused: 0, framesOut: 0 };
+  const link: LinkTotals = {
+    calls: 0,
+    framesIn: 0,
+    framesLost: 0,
+    framesLate: 0,
+    framesRefused: 0,
+    framesOut: 0,
+  };
   for (const record of records) {
     statuses[record.status] = (statuses[record.status] ?? 0) + 1;
     const l = (record.quality as { link?: Record<string, number> } | null)?.link;
@@ -404,7 +419,8 @@ async function runStep(server: Server, calls: number, s: Settings, stepIndex: nu
     cpuCorePct,
     mainCorePct: threads0 && threads1 ? ((threads1.main - threads0.main) / wallMs) * 100 : NaN,
     eluPct: elu.utilization * 100,
-    heapPerCallMiB: (during.heapUsed + during.arrayBuffers - before.heapUsed - before.arrayBuffers) / MiB / calls,
+    heapPerCallMiB:
+      (during.heapUsed + during.arrayBuffers - before.heapUsed - before.arrayBuffers) / MiB / calls,
     rssPerCallMiB: (during.rss - before.rss) / MiB / calls,
     eld: { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 },
     machineBusyPct:
@@ -425,7 +441,9 @@ export async function runSipCase(ctx: CaseContext): Promise<void> {
   const biggest = Math.max(...s.steps);
   const rtpMin = 20_000 + Math.floor(Math.random() * 4_000) * 2;
   const server = await startParley(rtpMin, rtpMin + biggest * 4 + 200);
-  console.log(`sip: Parley's SIP on 127.0.0.1:${server.sipPort}, RTP ${rtpMin}-${rtpMin + biggest * 4 + 200}`);
+  console.log(
+    `sip: Parley's SIP on 127.0.0.1:${server.sipPort}, RTP ${rtpMin}-${rtpMin + biggest * 4 + 200}`,
+  );
   const steps: StepRow[] = [];
   for (const [i, calls] of s.steps.entries()) {
     console.log(`sip: ${calls} calls (${s.stepS} s measured)...`);
@@ -625,7 +643,9 @@ Target (frame-send lateness p99 â‰¤ ${JITTER_TARGET_MS} ms and no RTP loss at â‰
         : `**not met** at ${big
             .filter((x) => !bigMet.includes(x))
             .map((x) => x.calls)
-            .join(', ')} calls${bigMet.length > 0 ? `; met at ${bigMet.map((x) => x.calls).join(', ')}` : ''}.`
+            .join(
+              ', ',
+            )} calls${bigMet.length > 0 ? `; met at ${bigMet.map((x) => x.calls).join(', ')}` : ''}.`
   }`);
 
   parts.push(`### Beside WS media
