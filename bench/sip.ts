@@ -648,6 +648,14 @@ Target (frame-send lateness p99 â‰¤ ${JITTER_TARGET_MS} ms and no RTP loss at â‰
             )} calls${bigMet.length > 0 ? `; met at ${bigMet.map((x) => x.calls).join(', ')}` : ''}.`
   }`);
 
+  const starved = r.steps.filter((x) => x.peer.tickLate.p99 > JITTER_TARGET_MS);
+  if (starved.length > 0)
+    parts.push(`**Caution**: the peers' own send ticks were late (p99 ${starved
+      .map((x) => `${fmt(x.peer.tickLate.p99)} ms at ${x.calls} calls`)
+      .join(', ')}): the machine did not run the far ends on time, so the arrival lateness, Parley's
+received-frame loss (its jitter buffer drops what a starved peer sends in a burst) and the share
+above measure the peers as much as Parley. Only a run on an otherwise idle machine tests the target.`);
+
   parts.push(`### Beside WS media
 
 ${
