@@ -6,6 +6,7 @@ import { callPhaseSeconds, runCallsCase } from './calls.ts';
 import { campaignPhaseSeconds, runCampaignCase } from './campaign.ts';
 import { chatPhaseSeconds, runChatCase } from './chat.ts';
 import { loadSettings, runCleanups } from './lib.ts';
+import { runSipCase, sipPhaseSeconds } from './sip.ts';
 import { runSttCase, sttPhaseSeconds } from './stt.ts';
 import { runTtsCase } from './tts.ts';
 import { runVadCase, vadPhaseSeconds } from './vad.ts';
@@ -43,6 +44,8 @@ const CASES: Record<string, BenchCase> = {
   voice: { run: runVoiceCase, loadSeconds: () => voicePhaseSeconds() },
   // WS media test calls from real clients in a child process: share (1 and 200 calls), steps (PARLEY_BENCH_WS_MEDIA_*).
   'ws-media': { run: runWsMediaCase, loadSeconds: () => wsMediaPhaseSeconds() },
+  // Concurrent SIP calls from sipp (RTP peers in a child process); beside ws-media when it ran first (PARLEY_BENCH_SIP_*).
+  sip: { run: runSipCase, loadSeconds: () => sipPhaseSeconds() },
 };
 
 const SETUP_ALLOWANCE_S = 60;

@@ -888,6 +888,41 @@ async function runStep(
 
 // ---- the case -----------------------------------------------------------------------------------
 
+/** One load step's headline figures, for the `sip` case to set beside its own (bench/sip.ts). */
+export interface WsMediaFigure {
+  calls: number;
+  sender: Settings['sender'];
+  sendP50: number;
+  sendP99: number;
+  sendMax: number;
+  underruns: number;
+  cpuPerCallPct: number;
+  rssPerCallMiB: number;
+  shareP50: number;
+  shareP95: number;
+}
+
+const figures: WsMediaFigure[] = [];
+
+/** The load steps this case measured in this process so far. */
+export const wsMediaFigures = (): readonly WsMediaFigure[] => figures;
+
+function figureOf(r: StepRow, sender: Settings['sender']): WsMediaFigure {
+  const share = r.turns.map((t) => t.share);
+  return {
+    calls: r.calls,
+    sender,
+    sendP50: r.analysis.send.percentile(50),
+    sendP99: r.analysis.send.percentile(99),
+    sendMax: r.analysis.send.max,
+    underruns: r.analysis.underrunEvents,
+    cpuPerCallPct: r.cpuCorePct / r.calls,
+    rssPerCallMiB: r.rssPerCallMiB,
+    shareP50: percentileOf(share, 50),
+    shareP95: percentileOf(share, 95),
+  };
+}
+
 export async function runWsMediaCase(ctx: CaseContext): Promise<void> {
   const s = settings();
   for (const line of CALLER_LINES) {
@@ -916,6 +951,7 @@ export async function runWsMediaCase(ctx: CaseContext): Promise<void> {
     for (const calls of s.steps) {
       console.log(`load: ${calls} calls (${s.stepS} s measured)...`);
       steps.push(await runStep(server, calls, s.stepS, false, s.clientNice));
+      figures.push(figureOf(steps.at(-1)!, s.sender));
       console.log(textTable(...mediaTable(steps.slice(-1))));
       await sleep(1000);
     }
