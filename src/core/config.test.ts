@@ -38,6 +38,13 @@ describe('loadConfig', () => {
       PARLEY_PUBLIC_RATE_LIMIT_PER_MINUTE: '120',
       PARLEY_TRUST_PROXY: '1',
       PARLEY_WS_MEDIA: 'off',
+      PARLEY_SIP_PORT: '5070',
+      PARLEY_SIP_PUBLIC_ADDRESS: '203.0.113.5',
+      PARLEY_SIP_TRANSPORTS: 'udp',
+      PARLEY_RTP_PORT_MIN: '30000',
+      PARLEY_RTP_PORT_MAX: '30999',
+      PARLEY_SIP_RING_TIMEOUT_MS: '45000',
+      PARLEY_RTP_TIMEOUT_MS: '20000',
     });
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -61,7 +68,32 @@ describe('loadConfig', () => {
       wsMediaSender: 'worker',
       inboundWebhookTimeoutMs: 2500,
       allowPrivateNetwork: false,
+      sip: {
+        listenAddress: '0.0.0.0',
+        port: 5070,
+        transports: ['udp'],
+        publicAddress: '203.0.113.5',
+        rtpPortMin: 30_000,
+        rtpPortMax: 30_999,
+        ringTimeoutMs: 45_000,
+        rtpTimeoutMs: 20_000,
+      },
     });
+  });
+
+  it('runs SIP on HOST:5060 by default, and not at all with PARLEY_SIP=off', () => {
+    expect(loadConfig({}).sip).toEqual({
+      listenAddress: '127.0.0.1',
+      port: 5060,
+      transports: ['udp', 'tcp'],
+      publicAddress: '127.0.0.1',
+      rtpPortMin: 20_000,
+      rtpPortMax: 29_999,
+      ringTimeoutMs: 60_000,
+      rtpTimeoutMs: 30_000,
+    });
+    expect(loadConfig({ HOST: '0.0.0.0' }).sip?.publicAddress).toBe('127.0.0.1');
+    expect(loadConfig({ PARLEY_SIP: 'off' }).sip).toBeUndefined();
   });
 
   it('chooses who writes WebSocket media frames', () => {
@@ -122,6 +154,13 @@ describe('loadConfig', () => {
     [{ PARLEY_WS_MEDIA_SENDER: 'thread' }, 'PARLEY_WS_MEDIA_SENDER'],
     [{ PARLEY_WS_MEDIA: 'yes' }, 'PARLEY_WS_MEDIA'],
     [{ PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS: '50' }, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS'],
+    [{ PARLEY_SIP: 'yes' }, 'PARLEY_SIP'],
+    [{ PARLEY_SIP_PORT: '65536' }, 'PARLEY_SIP_PORT'],
+    [{ PARLEY_SIP_LISTEN_ADDRESS: 'sip.example.com' }, 'PARLEY_SIP_LISTEN_ADDRESS'],
+    [{ PARLEY_SIP_PUBLIC_ADDRESS: 'nat' }, 'PARLEY_SIP_PUBLIC_ADDRESS'],
+    [{ PARLEY_SIP_TRANSPORTS: 'udp,tls' }, 'PARLEY_SIP_TRANSPORTS'],
+    [{ PARLEY_RTP_PORT_MIN: '40000', PARLEY_RTP_PORT_MAX: '30000' }, 'PARLEY_RTP_PORT_MAX'],
+    [{ PARLEY_RTP_TIMEOUT_MS: '5' }, 'PARLEY_RTP_TIMEOUT_MS'],
     [
       { PARLEY_TWILIO_ACCOUNT_SID: 'AC1', PARLEY_TWILIO_AUTH_TOKEN: 't', PARLEY_TWILIO_BASE_URL: 'ftp://x' },
       'PARLEY_TWILIO_BASE_URL',
