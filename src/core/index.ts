@@ -15,3 +15,4 @@ export * from './schema-types.ts';
 export * from './agent-spec.ts';
 export * from './keep-valid.ts';
 export * from './worker.ts';
+export * from './twilio-signature.ts';

@@ -8,7 +8,8 @@ import {
   type FakeTwilio,
 } from '../../../test/twilio-server/index.ts';
 import { runMessagingContract } from '../testing/messaging-contract.ts';
-import { createTwilioInboundParser, createTwilioMessaging, twilioSignature } from './twilio.ts';
+import { twilioSignature } from '../../core/index.ts';
+import { createTwilioInboundParser, createTwilioMessaging } from './twilio.ts';
 import { MessagingError, type Messaging } from './types.ts';
 
 runMessagingContract('twilio', async () => {

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { verifyTwilioSignature } from '../../core/index.ts';
 import { checkOutbound, invalidMessage } from './outbound.ts';
 import {
   MessagingError,
@@ -186,41 +186,6 @@ function sentMessageFrom(text: string): SentMessage {
 // ---------------------------------------------------------------------------------------------
 // Inbound webhook
 
-/**
- * Twilio's request signature: base64 HMAC-SHA1, keyed with the auth token, over the full URL
- * followed by every POST parameter's name and value, sorted by name (case-sensitive, by code
- * unit), with nothing between them.
- */
-export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
-  const names = Object.keys(params).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  let data = url;
-  for (const name of names) data += name + (params[name] ?? '');
-  return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
-}
-
-function sameString(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/**
- * The URL as given, plus the same URL with its default port written out or left out: a proxy
- * may add or drop `:443`, and Twilio's own helper libraries accept either form.
- */
-function urlVariants(url: string): string[] {
-  const match = /^(https?:\/\/)([^/?#]*)(.*)$/is.exec(url);
-  if (!match) return [url];
-  const [, scheme = '', authority = '', rest = ''] = match;
-  const defaultPort = scheme.toLowerCase() === 'https://' ? '443' : '80';
-  const portMatch = /:(\d*)$/.exec(authority);
-  if (portMatch && !authority.endsWith(']')) {
-    if (portMatch[1] !== defaultPort) return [url];
-    return [url, scheme + authority.slice(0, -portMatch[0].length) + rest];
-  }
-  return [url, `${scheme}${authority}:${defaultPort}${rest}`];
-}
-
 function header(headers: Record<string, string | undefined>, name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() === name) return value;
@@ -238,9 +203,7 @@ export function createTwilioInboundParser(options: { authToken: string }): Inbou
       if (signature === undefined || signature === '') {
         throw new MessagingError('missing X-Twilio-Signature header', 'invalid_signature', 401, false);
       }
-      const valid = urlVariants(request.url).some((url) =>
-        sameString(twilioSignature(authToken, url, request.form), signature),
-      );
+      const valid = verifyTwilioSignature(authToken, request.url, request.form, signature);
       if (!valid) throw new MessagingError('invalid X-Twilio-Signature', 'invalid_signature', 401, false);
 
       const { From: rawFrom, To: rawTo, Body: body } = request.form;

@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { normalizeE164, systemClock, type Clock, type Logger } from '../../core/index.ts';
+import {
+  normalizeE164,
+  sameSecret,
+  systemClock,
+  verifyTwilioSignature,
+  type Clock,
+  type Logger,
+} from '../../core/index.ts';
 import { createFrameTicker } from '../pacing/index.ts';
 import type {
   CallLeg,
@@ -12,7 +19,6 @@ import type {
 } from '../types.ts';
 import { createTwilioLeg, type BoundTwilioLeg, type TwilioStreamSocket } from './leg.ts';
 import { createTwilioRest, type TwilioAccount, type TwilioRest } from './rest.ts';
-import { sameSecret, verifyTwilioSignature } from './signature.ts';
 import { parseStreamMessage } from './stream-protocol.ts';
 import { connectStreamTwiml, dialTwiml, hangupTwiml, rejectTwiml, waitTwiml } from './twiml.ts';
 

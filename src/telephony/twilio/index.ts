@@ -23,4 +23,3 @@ export {
   type TwilioRest,
   type TwilioRestOptions,
 } from './rest.ts';
-export { twilioSignature, verifyTwilioSignature } from './signature.ts';

@@ -2,8 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 // X-Twilio-Signature (Twilio's "Webhooks security"): base64 HMAC-SHA1, keyed with the account's
 // auth token, over the full URL Twilio requested followed by every POST parameter's name and
-// value, sorted by name, with nothing between them. Telephony keeps its own copy (it may not
-// import the messaging adapter's); both follow the same documentation.
+// value, sorted by name (case-sensitive, by code unit), with nothing between them. One check for
+// every request Twilio makes to Parley: messages (providers) and calls (telephony).
 
 export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
   const names = Object.keys(params).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
