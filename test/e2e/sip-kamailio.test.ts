@@ -1,9 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freeSipPort, runSipp } from '../sip/sipp.ts';
+import { freeSipPort, hasCommands, runSipp } from '../sip/sipp.ts';
 import {
   createWorkspace,
   killAll,
@@ -22,14 +22,7 @@ import {
 // proxy to the node that took it).
 
 const pgUrl = process.env.PARLEY_TEST_DATABASE_URL;
-const hasTools = (() => {
-  try {
-    execFileSync('sh', ['-c', 'command -v kamailio && command -v sipp'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasTools = hasCommands('kamailio', 'sipp');
 const runHere = Boolean(pgUrl) && (hasTools || Boolean(process.env.CI));
 if (!runHere)
   console.log('sip-kamailio skipped: it needs PostgreSQL (PARLEY_TEST_DATABASE_URL), kamailio and sipp');

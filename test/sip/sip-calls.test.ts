@@ -10,7 +10,7 @@ import { POCKETSPHINX_INSTALL, pocketSphinxAvailable } from '../../src/providers
 import { createScriptedLLM, testAudioDir } from '../../src/providers/testing/index.ts';
 import { storeTargets } from '../../src/store/testing/index.ts';
 import { createTestApi, type TestApi } from '../helpers.ts';
-import { runSipp } from './sipp.ts';
+import { hasCommands, runSipp } from './sipp.ts';
 
 // Real SIP calls between Parley (the SIP carrier, RTP media, the offline speech, the whole call
 // path) and sipp as the far end: a caller who speaks flite speech over RTP and presses a key, the
@@ -20,21 +20,12 @@ import { runSipp } from './sipp.ts';
 // PocketSphinx, flite, sox and sipp are system packages (CI installs them, .ci/run): missing in CI
 // this fails; elsewhere it skips, saying so.
 
-const available = (await pocketSphinxAvailable()) && hasCommand('sipp') && hasCommand('flite');
+const available = (await pocketSphinxAvailable()) && hasCommands('sipp', 'flite', 'sox');
 const runHere = available || Boolean(process.env.CI);
 if (!runHere)
   console.warn(
     `SIP call tests skipped: sipp, flite or PocketSphinx missing (${POCKETSPHINX_INSTALL} sip-tester)`,
   );
-
-function hasCommand(name: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const OUR_NUMBER = '+14155550199';
 const GREETING = 'Hello, thank you for calling. How can I help you today?';

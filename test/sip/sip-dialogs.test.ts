@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createRtpMedia,
@@ -8,20 +7,13 @@ import {
   type RtpMedia,
   type SipCarrier,
 } from '../../src/telephony/index.ts';
-import { runSipp, type SippRun } from './sipp.ts';
+import { hasCommands, runSipp, type SippRun } from './sipp.ts';
 
 // What happens inside a SIP call's dialog, with sipp as the far end of a call the SIP carrier
 // places: hold and resume by re-INVITE, OPTIONS and a session refresh by UPDATE answered without
 // dropping the call, and a cold transfer by REFER whose NOTIFY says the target answered.
 
-const hasSipp = (() => {
-  try {
-    execFileSync('sh', ['-c', 'command -v sipp'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasSipp = hasCommands('sipp');
 const runHere = hasSipp || Boolean(process.env.CI);
 if (!runHere) console.warn('SIP dialog tests skipped: sipp is not installed (apt-get install sip-tester)');
 

@@ -1,21 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeTargets } from '../../src/store/testing/index.ts';
 import { createTestApi, type TestApi } from '../helpers.ts';
-import { runSipp } from './sipp.ts';
+import { hasCommands, runSipp } from './sipp.ts';
 
 // Registration with a trunk that asks for it (`uac_enabled`), against sipp as a registrar that
 // demands digest authentication: Parley answers the challenge, refreshes before the binding runs
 // out, and the number's read shows the state; wrong credentials leave it `failed` with the reason.
 
-const hasSipp = (() => {
-  try {
-    execFileSync('sh', ['-c', 'command -v sipp'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasSipp = hasCommands('sipp');
 const runHere = hasSipp || Boolean(process.env.CI);
 if (!runHere)
   console.warn('SIP registration tests skipped: sipp is not installed (apt-get install sip-tester)');

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createSocket } from 'node:dgram';
@@ -11,6 +11,16 @@ import { join, resolve } from 'node:path';
 // Debian ships (the built-in uac_pcap scenario names them relative to it).
 
 export const SCENARIOS = resolve(import.meta.dirname, 'scenarios');
+
+/** Whether every command named is on the PATH (tests that need system tools skip without them). */
+export function hasCommands(...names: string[]): boolean {
+  try {
+    execFileSync('sh', ['-c', names.map((n) => `command -v ${n}`).join(' && ')], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface SippRun {
   /** The port sipp listens on for SIP. */

@@ -1,33 +1,10 @@
-import type { AudioFrame, LinkStats, MediaReceiver } from '../../media/index.ts';
-import type { MediaDirection, SdpCodecName } from './sdp.ts';
+import type { RtpEndpoint, RtpRemote } from '../rtp/index.ts';
 
-// What the SIP carrier needs of the RTP media path (src/telephony/rtp/ implements it, off the main
-// thread): a local port per call for our SDP, then the media half of the call's leg.
+// What the SIP carrier needs of the RTP media path: a local port per call for our SDP, then the
+// media half of the call's leg (src/telephony/rtp/, off the main thread).
 
-export interface SipMediaRemote {
-  address: string;
-  port: number;
-  codec: SdpCodecName;
-  payloadType: number;
-  telephoneEvent: number | null;
-  /** Our direction after negotiation. */
-  direction: MediaDirection;
-}
-
-export interface SipMediaEndpoint {
-  readonly port: number;
-  update(remote: SipMediaRemote): void;
-  receive(receiver: MediaReceiver): void;
-  play(frame: AudioFrame): void;
-  clear(fadeFrames?: number): void;
-  readonly playedMs: number;
-  readonly queuedMs: number;
-  drained(): Promise<void>;
-  sendDtmf(digits: string): Promise<void>;
-  linkStats(): LinkStats;
-  onTimeout(handler: () => void): void;
-  close(): void;
-}
+export type SipMediaRemote = RtpRemote;
+export type SipMediaEndpoint = RtpEndpoint;
 
 export interface SipMediaPort {
   allocate(): Promise<SipMediaEndpoint>;
