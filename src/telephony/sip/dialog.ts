@@ -61,19 +61,6 @@ export function withoutTag(value: string): string {
   return value.replace(/;\s*tag=[^;]*/i, '');
 }
 
-/** The hop a request to `target` (through `routes`) goes to first, on `fallback`'s transport. */
-export function nextHop(target: string, routes: string[], fallback: SipPeer): SipPeer {
-  const first = routes[0] ? parseNameAddr(routes[0]) : null;
-  const uri = first?.uri ?? parseNameAddr(target)?.uri;
-  if (!uri || !uri.host) return fallback;
-  const transport = uri.params.get('transport')?.toLowerCase();
-  return {
-    transport: transport === 'tcp' || transport === 'udp' ? transport : fallback.transport,
-    address: uri.host.replace(/^\[|\]$/g, ''),
-    port: uri.port ?? 5060,
-  };
-}
-
 export function isInDialog(request: SipRequest): boolean {
   return /;\s*tag=/i.test(request.headers.get('to') ?? '');
 }

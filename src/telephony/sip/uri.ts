@@ -67,21 +67,6 @@ export function parseSipUri(text: string): SipUri | null {
   };
 }
 
-export function formatSipUri(uri: {
-  scheme?: string;
-  user?: string;
-  host: string;
-  port?: number | null;
-  params?: Map<string, string>;
-}): string {
-  const user = uri.user ? `${uri.user}@` : '';
-  const host = uri.host.includes(':') && !uri.host.startsWith('[') ? `[${uri.host}]` : uri.host;
-  const port = uri.port ? `:${uri.port}` : '';
-  let params = '';
-  for (const [name, value] of uri.params ?? []) params += value === '' ? `;${name}` : `;${name}=${value}`;
-  return `${uri.scheme ?? 'sip'}:${user}${host}${port}${params}`;
-}
-
 /** `"Ann" <sip:ann@host>;tag=1`, `<sip:host>`, or a bare `sip:ann@host;tag=1`. */
 export function parseNameAddr(text: string): NameAddr | null {
   const value = text.trim();
