@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { WebSocket } from 'ws';
 import type { WsMediaCarrier, WsMediaSocket } from '../../telephony/index.ts';
+import { keepSocketAlive } from '../socket-keepalive.ts';
 
 /** The socket's descriptor, for the pacer worker (WsMediaSocket.direct). */
 type DirectSocket = NonNullable<ReturnType<NonNullable<WsMediaSocket['direct']>>>;
@@ -22,15 +23,7 @@ export const WS_MEDIA_KEEPALIVE_MS = 15_000;
  * cut off, which ends its call.
  */
 function adapt(socket: WebSocket, keepAliveMs: number): WsMediaSocket {
-  let answered = true;
-  socket.on('pong', () => (answered = true));
-  const keepAlive = setInterval(() => {
-    if (!answered) return socket.terminate();
-    answered = false;
-    socket.ping();
-  }, keepAliveMs);
-  keepAlive.unref();
-  socket.once('close', () => clearInterval(keepAlive));
+  keepSocketAlive(socket, keepAliveMs);
   return {
     send(data) {
       if (socket.readyState === socket.OPEN) socket.send(data);

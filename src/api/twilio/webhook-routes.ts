@@ -12,6 +12,7 @@ import {
   type TwilioSocket,
 } from '../../telephony/index.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { keepSocketAlive } from '../socket-keepalive.ts';
 
 // What Twilio calls on a node that runs calls (docs/twilio.md): the number's Voice URL, the status
 // callbacks, and the Media Stream's WebSocket. No API key: the carrier checks X-Twilio-Signature
@@ -30,15 +31,7 @@ const KEEPALIVE_MS = 15_000;
  * and cut off (which ends the call) when it misses a pong.
  */
 function adapt(socket: WebSocket): TwilioSocket {
-  let answered = true;
-  socket.on('pong', () => (answered = true));
-  const keepAlive = setInterval(() => {
-    if (!answered) return socket.terminate();
-    answered = false;
-    socket.ping();
-  }, KEEPALIVE_MS);
-  keepAlive.unref();
-  socket.once('close', () => clearInterval(keepAlive));
+  keepSocketAlive(socket, KEEPALIVE_MS);
   return {
     send(data) {
       if (socket.readyState === socket.OPEN) socket.send(data);
