@@ -86,6 +86,8 @@ export {
   type TimeRange,
   type TransferFailedReason,
   type TransferMode,
+  type TransferReport,
+  type TransferRequest,
   type TransferResult,
 } from './ports.ts';
 export {

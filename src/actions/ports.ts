@@ -82,11 +82,49 @@ export type TransferFailedReason = (typeof TRANSFER_FAILED_REASONS)[number];
 
 export type TransferMode = 'cold' | 'warm';
 
+/**
+ * How a transfer went, for the call record: `refer` (SIP REFER), `carrier` (the carrier's own
+ * hand-over: Twilio's <Dial>, the sim's), `bridge` (Parley dialed the target and relays the audio).
+ * Times in ms; absent when the step never happened.
+ */
+export interface TransferReport {
+  method: 'refer' | 'carrier' | 'bridge';
+  /** The carrier refused to hand the call over, so Parley bridged it instead. */
+  fellBackFrom?: 'refer' | 'carrier';
+  dialedAt?: number;
+  answeredAt?: number;
+  bridgedAt?: number;
+  /** When the bridged call ended, and whose hang-up ended it. */
+  endedAt?: number;
+  endedBy?: 'caller' | 'target' | 'call_ended';
+  /** Why it failed, in words (a SIP status, the target hung up during the briefing...). */
+  detail?: string;
+}
+
 export type TransferResult =
-  { ok: true; humanConnectedAt?: number } | { ok: false; reason: TransferFailedReason };
+  | {
+      ok: true;
+      humanConnectedAt?: number;
+      report?: TransferReport;
+      /** A bridged transfer: resolves with the final report once the bridged call ends. */
+      ended?: Promise<TransferReport>;
+    }
+  | { ok: false; reason: TransferFailedReason; report?: TransferReport };
+
+export interface TransferRequest {
+  to: string;
+  mode: TransferMode;
+  timeoutMs: number;
+  /** Keys sent once the target answers (`w`/`p`/`,` pause 0.5 s, `W`/`P` 1 s). */
+  digits?: string;
+  /** What the target hears before the caller joins (warm): the message or a summary. */
+  briefing?: () => Promise<string>;
+  /** The caller hears hold music meanwhile (`enable_background_music`); else silence. */
+  holdMusic?: boolean;
+}
 
 export interface CallControlPort {
-  transfer(request: { to: string; mode: TransferMode; timeoutMs: number }): Promise<TransferResult>;
+  transfer(request: TransferRequest): Promise<TransferResult>;
 }
 
 /** Chats cannot be transferred: every attempt fails with `transfer_method_unsupported`. */

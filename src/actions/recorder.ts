@@ -21,6 +21,10 @@ export interface TimelineEntry {
   finished_at: string | null;
   parameters_from_llm: Record<string, unknown>;
   parameters_hard_coded: Record<string, unknown>;
+  /** A warm transfer that connected: when the person took the call (voice-agent-api.md, Events). */
+  human_connected_at?: string;
+  /** A transfer's course: target, mode, method, outcome and the times of its steps. */
+  transfer?: Record<string, unknown>;
 }
 
 export interface ExecutedAction {
@@ -88,6 +92,11 @@ export interface ActionAttempt {
   readonly attempt: number;
   succeed(returnValue?: Record<string, unknown>): void;
   fail(reason: string, returnValue?: Record<string, unknown>): void;
+  /**
+   * Adds what was learned after the attempt finished (a bridged transfer's end) to its timeline
+   * entry and to its `return_value`.
+   */
+  annotate(fields: Pick<TimelineEntry, 'human_connected_at' | 'transfer'>): void;
 }
 
 export class ActionRecorder {
@@ -171,6 +180,11 @@ export class ActionRecorder {
       attempt,
       succeed: (value) => finish('success', null, value),
       fail: (reason, value) => finish('failed', reason, value),
+      annotate: (fields) => {
+        const copy = structuredClone(fields);
+        Object.assign(entry, copy);
+        executed.return_value = { ...executed.return_value, ...structuredClone(copy) };
+      },
     };
   }
 

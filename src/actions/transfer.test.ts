@@ -6,6 +6,7 @@ import {
   chatCallControl,
   createLiveTransferTool,
   type CallControlPort,
+  type TransferReport,
   type TransferResult,
 } from './index.ts';
 
@@ -50,9 +51,13 @@ describe('LIVE_TRANSFER tool', () => {
     expect(tool.messageBefore).toBe('Let me connect you.');
     const out = await tool.execute({}, {});
     expect(said).toEqual(['Let me connect you.', '<transfer>']);
-    expect(requests).toEqual([{ to: '+14155550111', mode: 'warm', timeoutMs: 20_000 }]);
+    expect(requests).toEqual([
+      { to: '+14155550111', mode: 'warm', timeoutMs: 20_000, briefing: expect.any(Function) },
+    ]);
     expect(out).toEqual({
       result: { ok: true, transferred: true, mode: 'warm', human_connected_at: '2026-03-02T15:00:12.000Z' },
+      // The person has the call: the agent's part is over.
+      endsConversation: true,
     });
     expect(recorder.executedActions[config.name]).toMatchObject({
       action_type: 'transfer_call_action_type',
@@ -93,13 +98,116 @@ describe('LIVE_TRANSFER tool', () => {
     ]);
   });
 
-  it('transfers warm_transfer_with_context warm', async () => {
+  it('transfers warm_transfer_with_context warm, briefing the target with the message and a summary', async () => {
     const { requests, deps } = setup({ ok: true });
-    await createLiveTransferTool({ ...config, transfer_mode: 'warm_transfer_with_context' }, deps).execute(
-      {},
-      {},
+    const prompts: (string | undefined)[] = [];
+    const summarize = async (prompt: string | undefined) => {
+      prompts.push(prompt);
+      return 'Ada wants to move her appointment.';
+    };
+    await createLiveTransferTool(
+      {
+        ...config,
+        transfer_mode: 'warm_transfer_with_context',
+        message_to_transfer_target: 'A caller from the booking line.',
+        summarization_prompt: 'Name the caller first.',
+        digits: '12w#',
+        enable_background_music: true,
+      },
+      { ...deps, summarize },
+    ).execute({}, {});
+    expect(requests).toEqual([
+      {
+        to: config.phone,
+        mode: 'warm',
+        timeoutMs: 20_000,
+        digits: '12w#',
+        holdMusic: true,
+        briefing: expect.any(Function),
+      },
+    ]);
+    const request = requests[0] as { briefing: () => Promise<string> };
+    expect(await request.briefing()).toBe(
+      'A caller from the booking line. Ada wants to move her appointment.',
     );
-    expect(requests).toEqual([{ to: config.phone, mode: 'warm', timeoutMs: 20_000 }]);
+    expect(prompts).toEqual(['Name the caller first.']);
+  });
+
+  it('a plain warm transfer tells the target only its message; a cold one has no briefing', async () => {
+    const warm = setup({ ok: true });
+    const summarize = async () => 'never asked';
+    await createLiveTransferTool(
+      { ...config, message_to_transfer_target: 'Incoming transfer.' },
+      { ...warm.deps, summarize },
+    ).execute({}, {});
+    const request = warm.requests[0] as { briefing: () => Promise<string> };
+    expect(await request.briefing()).toBe('Incoming transfer.');
+    const cold = setup({ ok: true });
+    await createLiveTransferTool({ ...config, transfer_mode: 'cold_transfer' }, cold.deps).execute({}, {});
+    expect(cold.requests).toEqual([{ to: config.phone, mode: 'cold', timeoutMs: 20_000 }]);
+  });
+
+  it("records the transfer's course in the timeline, completed when the bridged call ends", async () => {
+    const at = (s: number) => Date.UTC(2026, 2, 2, 15, 0, s);
+    let finish: (report: TransferReport) => void = () => undefined;
+    const ended = new Promise<TransferReport>((resolve) => (finish = resolve));
+    const { recorder, deps } = setup({
+      ok: true,
+      humanConnectedAt: at(9),
+      report: {
+        method: 'bridge',
+        fellBackFrom: 'refer',
+        dialedAt: at(3),
+        answeredAt: at(9),
+        bridgedAt: at(11),
+      },
+      ended,
+    });
+    await createLiveTransferTool(config, deps).execute({}, {});
+    const course = {
+      target: config.phone,
+      mode: 'warm_transfer',
+      outcome: 'connected',
+      method: 'bridge',
+      fell_back_from: 'refer',
+      dialed_at: '2026-03-02T15:00:03.000Z',
+      answered_at: '2026-03-02T15:00:09.000Z',
+      bridged_at: '2026-03-02T15:00:11.000Z',
+      ended_at: null,
+    };
+    expect(recorder.timeline).toMatchObject([
+      { status: 'success', human_connected_at: '2026-03-02T15:00:09.000Z', transfer: course },
+    ]);
+    finish({
+      method: 'bridge',
+      fellBackFrom: 'refer',
+      dialedAt: at(3),
+      answeredAt: at(9),
+      bridgedAt: at(11),
+      endedAt: at(40),
+      endedBy: 'target',
+    });
+    await ended;
+    await Promise.resolve();
+    const final = { ...course, ended_at: '2026-03-02T15:00:40.000Z', ended_by: 'target' };
+    expect(recorder.timeline).toMatchObject([{ transfer: final }]);
+    expect(recorder.executedActions[config.name]?.return_value).toMatchObject({ transfer: final });
+  });
+
+  it('records why a transfer failed, with the detail the carrier gave', async () => {
+    const { recorder, deps } = setup({
+      ok: false,
+      reason: 'rejected_by_destination',
+      report: { method: 'bridge', dialedAt: Date.UTC(2026, 2, 2, 15), detail: 'the target was busy' },
+    });
+    await createLiveTransferTool(config, deps).execute({}, {});
+    expect(recorder.timeline).toMatchObject([
+      {
+        status: 'failed',
+        failed_reason: 'rejected_by_destination',
+        transfer: { outcome: 'rejected_by_destination', method: 'bridge', detail: 'the target was busy' },
+      },
+    ]);
   });
 
   it('fails with number_not_found when only a phone book is named (no carrier call)', async () => {

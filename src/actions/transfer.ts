@@ -1,5 +1,11 @@
 import { systemClock, toIso, type Clock } from '../core/index.ts';
-import type { CallControlPort, TransferFailedReason, TransferMode } from './ports.ts';
+import type {
+  CallControlPort,
+  TransferFailedReason,
+  TransferMode,
+  TransferReport,
+  TransferResult,
+} from './ports.ts';
 import type { ActionRecorder } from './recorder.ts';
 import { sanitizeToolName, type ActionTool } from './types.ts';
 import { isValidTimeZone, wallTime } from '../core/index.ts';
@@ -8,7 +14,11 @@ import { isValidTimeZone, wallTime } from '../core/index.ts';
 // before the transfer starts (through `say`, and exposed as `messageBefore`); `failed_msg` is the
 // outcome's `say` when it fails. The failure cause is one of the spec's transfer
 // `failed_reason` values; a warm transfer that connects records `human_connected_at`.
-// `warm_transfer_with_context` transfers warm. An action that names a `phone_book_id` and no
+// A warm transfer tells the target `message_to_transfer_target` (with context: a summary of the
+// call so far, after the message) and sends `digits` once it answers; the caller hears hold music
+// with `enable_background_music`. A transfer that connects ends the agent's part of the call, and
+// its record (timeline entry and return value) says how it went (`transfer`: target, mode,
+// method, outcome, the times of its steps). An action that names a `phone_book_id` and no
 // `phone` fails with `number_not_found` (Parley has no phone books). With an active
 // `human_availability`, a transfer asked for outside its schedule fails with
 // `destination_unavailable` and the agent says `unavailable_message` (else `failed_msg`).
@@ -44,6 +54,11 @@ export interface LiveTransferConfig {
   instructions?: string;
   initiating_msg?: string;
   failed_msg?: string;
+  message_to_transfer_target?: string;
+  summarization_prompt?: string;
+  /** Keys to send once the target answers (an extension). */
+  digits?: string;
+  enable_background_music?: boolean;
   /** Seconds. */
   timeout?: number;
   human_availability?: HumanAvailability;
@@ -57,6 +72,8 @@ export interface LiveTransferDeps {
   action_id?: string;
   /** For `human_availability` (default: the system clock). */
   clock?: Clock;
+  /** A summary of the conversation so far, for `warm_transfer_with_context`. */
+  summarize?: (prompt: string | undefined) => Promise<string>;
 }
 
 const minutesOf = (hhmm: string): number => {
@@ -76,6 +93,32 @@ export function isHumanAvailable(availability: HumanAvailability | undefined, ms
       entry.weekday === day &&
       entry.interval.some((i) => minute >= minutesOf(i.from) && minute < minutesOf(i.to)),
   );
+}
+
+/** What the target hears first: the message, then (with context) the summary of the call. */
+async function briefingOf(
+  config: LiveTransferConfig,
+  summarize: LiveTransferDeps['summarize'],
+): Promise<string> {
+  const message = config.message_to_transfer_target?.trim() ?? '';
+  if (config.transfer_mode !== 'warm_transfer_with_context' || !summarize) return message;
+  const summary = (await summarize(config.summarization_prompt).catch(() => '')).trim();
+  return [message, summary].filter(Boolean).join(' ');
+}
+
+const isoOrNull = (ms: number | undefined) => (ms === undefined ? null : toIso(ms));
+
+function reportFields(report: TransferReport): Record<string, unknown> {
+  return {
+    method: report.method,
+    ...(report.fellBackFrom ? { fell_back_from: report.fellBackFrom } : {}),
+    dialed_at: isoOrNull(report.dialedAt),
+    answered_at: isoOrNull(report.answeredAt),
+    bridged_at: isoOrNull(report.bridgedAt),
+    ended_at: isoOrNull(report.endedAt),
+    ...(report.endedBy ? { ended_by: report.endedBy } : {}),
+    ...(report.detail ? { detail: report.detail } : {}),
+  };
 }
 
 export interface LiveTransferTool extends ActionTool {
@@ -129,21 +172,40 @@ export function createLiveTransferTool(config: LiveTransferConfig, deps: LiveTra
       }
       if (!config.phone) return failed('number_not_found');
       if (config.initiating_msg && deps.say) await deps.say(config.initiating_msg);
-      let outcome;
+      const target = config.phone;
+      const course = (report: TransferReport | undefined, outcome: string) => ({
+        target,
+        mode: config.transfer_mode ?? 'cold_transfer',
+        outcome,
+        ...(report ? reportFields(report) : {}),
+      });
+      let outcome: TransferResult;
       try {
         outcome = await deps.callControl.transfer({
-          to: config.phone,
+          to: target,
           mode,
           timeoutMs: timeoutSeconds * 1000,
+          ...(config.digits ? { digits: config.digits } : {}),
+          ...(config.enable_background_music ? { holdMusic: true } : {}),
+          ...(mode === 'warm' ? { briefing: () => briefingOf(config, deps.summarize) } : {}),
         });
       } catch {
-        outcome = { ok: false as const, reason: 'carrier_unavailable' as const };
+        outcome = { ok: false, reason: 'carrier_unavailable' };
       }
-      if (!outcome.ok) return failed(outcome.reason);
+      if (!outcome.ok) {
+        attempt?.annotate({ transfer: course(outcome.report, outcome.reason) });
+        return failed(outcome.reason);
+      }
       const value: Record<string, unknown> = { transferred: true, mode };
-      if (outcome.humanConnectedAt !== undefined) value.human_connected_at = toIso(outcome.humanConnectedAt);
+      const connectedAt = outcome.humanConnectedAt !== undefined ? toIso(outcome.humanConnectedAt) : null;
+      if (connectedAt) value.human_connected_at = connectedAt;
       attempt?.succeed(value);
-      return { result: { ok: true, ...value } };
+      attempt?.annotate({
+        ...(connectedAt ? { human_connected_at: connectedAt } : {}),
+        transfer: course(outcome.report, 'connected'),
+      });
+      void outcome.ended?.then((report) => attempt?.annotate({ transfer: course(report, 'connected') }));
+      return { result: { ok: true, ...value }, endsConversation: true };
     },
   };
 }

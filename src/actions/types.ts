@@ -18,6 +18,8 @@ export interface ActionOutcome {
   result: unknown;
   /** A line to say now. */
   say?: string;
+  /** The agent's part of the conversation is over (the call was handed to a person). */
+  endsConversation?: boolean;
 }
 
 export interface ActionTool {

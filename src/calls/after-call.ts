@@ -3,6 +3,7 @@ import type { Agent, Call, CallPatch, Workspace } from '../store/index.ts';
 import type { CallLeg } from '../telephony/index.ts';
 import { talk, type VoiceAgentFields } from '../voice/index.ts';
 import type { CallContext } from './context.ts';
+import type { LegCallControl } from './call-control.ts';
 import { startRecording } from './recording.ts';
 import { callTimezone } from './payload.ts';
 import { defaultEndReason, movesInto, type CallStatus, type EndCallReason } from './status.ts';
@@ -141,6 +142,7 @@ export async function talkAndFinish(
   conversation: Conversation,
   leg: CallLeg,
   signal: AbortSignal,
+  control?: LegCallControl,
 ): Promise<void> {
   const { clock } = ctx;
   const answeredAt = call.answeredAt ?? clock.now();
@@ -153,8 +155,11 @@ export async function talkAndFinish(
         leg.showTranscript?.({ role: turn.speaker === 'agent' ? 'bot' : 'human', text: turn.text }),
       )
     : undefined;
+  const recorded = recording?.leg ?? leg;
   const result = await talk({
-    leg: recording?.leg ?? leg,
+    // Transfers share the line with the agent, beneath the recorder: a bridged call is recorded.
+    leg: control ? control.bind(recorded) : recorded,
+    ...(control ? { exposeSpoken: (spoken: () => Promise<void>) => control.exposeSpoken(spoken) } : {}),
     conversation: conversation.session,
     agent: voiceFieldsOf(agent, conversation),
     speech: 'speech' in speech ? speech.speech : null,

@@ -5,7 +5,7 @@ import { unavailable } from '../core/index.ts';
 import { routeInboundCall } from '../webhooks/index.ts';
 import type { HttpPort } from '../core/index.ts';
 import { finalize, talkAndFinish } from './after-call.ts';
-import { legCallControl } from './call-control.ts';
+import { callControlOf } from './call-control.ts';
 import type { CallContext } from './context.ts';
 import { movesInto, type CallStatus } from './status.ts';
 
@@ -171,7 +171,8 @@ async function answerInbound(
     incoming.reject('unavailable');
     return;
   }
-  const control = legCallControl(ctx.clock);
+  const provider = String(call.settings.provider ?? 'sim');
+  const control = callControlOf(ctx, workspace, call, agent, provider, call.phoneTo, signal);
   let conversation: Conversation;
   try {
     conversation = await ctx.runtime.open({
@@ -208,8 +209,16 @@ async function answerInbound(
     return;
   }
   await ctx.store.calls.update(workspace.id, call.id, ['in-progress'], { callSid: leg.sid });
-  control.bind(leg);
-  await talkAndFinish(ctx, workspace, { ...answered, callSid: leg.sid }, agent, conversation, leg, signal);
+  await talkAndFinish(
+    ctx,
+    workspace,
+    { ...answered, callSid: leg.sid },
+    agent,
+    conversation,
+    leg,
+    signal,
+    control,
+  );
 }
 
 /** The chosen agent's live version (the draft while it was never published), read at answer. */

@@ -24,3 +24,4 @@ export { recordingUrlOf } from './payload.ts';
 export { createCallService, type CallService, type CallServiceOptions } from './service.ts';
 export { NODE_DEAD_AFTER_MS } from './liveness.ts';
 export { createWebCalls, type WebCallStart, type WebCallStarted, type WebCalls } from './web-calls.ts';
+export { legCallControl, type CallControlDeps, type LegCallControl } from './call-control.ts';

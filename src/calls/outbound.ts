@@ -2,7 +2,7 @@ import type { AgentRun, Conversation } from '../runtime/index.ts';
 import type { Call, Workspace } from '../store/index.ts';
 import type { DialOutcome } from '../telephony/index.ts';
 import { finalize, talkAndFinish } from './after-call.ts';
-import { legCallControl } from './call-control.ts';
+import { callControlOf } from './call-control.ts';
 import type { CallContext } from './context.ts';
 import { movesInto, type CallStatus } from './status.ts';
 
@@ -42,7 +42,7 @@ export async function runOutbound(
     await fail(`the caller id's provider "${provider}" has no carrier on this server`);
     return;
   }
-  const control = legCallControl(ctx.clock);
+  const control = callControlOf(ctx, workspace, call, agent, provider, call.phoneFrom, signal);
   let conversation: Conversation;
   try {
     conversation = await ctx.runtime.open({
@@ -107,6 +107,5 @@ export async function runOutbound(
     await outcome.leg.hangup();
     return; // moved elsewhere (canceled); nothing more to do here
   }
-  control.bind(outcome.leg);
-  await talkAndFinish(ctx, workspace, answered, agent, conversation, outcome.leg, signal);
+  await talkAndFinish(ctx, workspace, answered, agent, conversation, outcome.leg, signal, control);
 }

@@ -404,6 +404,7 @@ export class ConversationSession {
     try {
       const outcome = await tool.execute(args, { signal: options.signal });
       answer(outcome.result, null);
+      if (outcome.endsConversation) this.#ended ??= { kind: 'agent_goodbye' };
       return outcome.say ?? null;
     } catch (err) {
       answer(null, err instanceof Error ? err.message : String(err));

@@ -11,6 +11,8 @@ export interface ToolContext {
 export interface ToolOutcome {
   result: unknown;
   say?: string;
+  /** The agent's part is over (a transfer handed the call to a person): no more model turns. */
+  endsConversation?: boolean;
 }
 
 export interface Tool {

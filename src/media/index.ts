@@ -8,6 +8,7 @@ export {
   type SampleRate,
 } from './frame.ts';
 export {
+  TransferRefusedError,
   wrapLeg,
   type LegEndReason,
   type LegOverrides,
@@ -82,3 +83,6 @@ export {
 export { TelephoneEventReceiver } from './dtmf-receiver.ts';
 export { dtmfTones, type DtmfToneOptions } from './dtmf-tone.ts';
 export { DtmfDetector } from './dtmf-detector.ts';
+export { createLegFloor, type LegFloor } from './floor.ts';
+export { relayTo, type Relay } from './relay.ts';
+export { holdMusic } from './hold-music.ts';

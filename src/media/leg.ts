@@ -141,3 +141,12 @@ export function wrapLeg(leg: MediaLeg, overrides: LegOverrides): MediaLeg {
     ...(onAnsweredBy ? { onAnsweredBy } : {}),
   };
 }
+
+/**
+ * What a leg's `transfer` rejects with when the carrier will not hand calls over at all (a SIP
+ * REFER refused, a Twilio update refused, a WebSocket client): Parley can still bridge the call
+ * itself. Any other rejection means the hand-over was tried and the target did not take it.
+ */
+export class TransferRefusedError extends Error {
+  override name = 'TransferRefusedError';
+}

@@ -52,6 +52,8 @@ export interface ActionEffects {
   /** The calendar of a REAL_TIME_BOOKING action (see calendar.ts). */
   calendarFor: (action: Action) => CalendarPort;
   clock: Clock;
+  /** A summary of the conversation so far (a warm transfer with context); set once it runs. */
+  summarize?: (prompt: string | undefined) => Promise<string>;
 }
 
 /** What the action tools of one conversation share. */
@@ -110,6 +112,7 @@ const FACTORIES: Partial<Record<Action['kind'], ToolFactory>> = {
       recorder: ports.recorder,
       action_id: action.id,
       clock: ports.effects.clock,
+      summarize: (prompt) => ports.effects.summarize?.(prompt) ?? Promise.resolve(''),
     }),
   ],
   REAL_TIME_BOOKING: (action, ports) => {

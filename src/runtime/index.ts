@@ -41,4 +41,10 @@ export {
 export { adapterName, createMessagingHub, type MessagingDeps, type MessagingHub } from './messaging.ts';
 export { agentOfVersion, prepareRun, prepareRuns, runKey, type AgentRun } from './versions.ts';
 export { createConversationServices, type ConversationServices } from './services.ts';
-export type { CallControlPort, TransferResult } from '../actions/index.ts';
+export type {
+  CallControlPort,
+  TransferFailedReason,
+  TransferReport,
+  TransferRequest,
+  TransferResult,
+} from '../actions/index.ts';

@@ -24,6 +24,7 @@ import { finishConversation } from './finish.ts';
 import { knowledgeFor, type AttachedKnowledgeBase } from './knowledge.ts';
 import type { ReplyHub } from './replies.ts';
 import { prepareRun } from './versions.ts';
+import { summarizeCall } from './summary.ts';
 
 // An agent brought to life for one conversation, the same way for chats, calls and simulations:
 // its model (routed by plan), its variables, its attached actions as tools with their effects,
@@ -171,6 +172,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       },
       setup.stored?.snapshot,
     );
+    effects.summarize = (prompt) =>
+      summarizeCall({
+        llm: model.llm,
+        ...(model.model ? { model: model.model } : {}),
+        transcript: session.transcript(),
+        clock,
+        ...(prompt ? { prompt } : {}),
+      });
     return { session, config, actions: made, model, effects };
   }
 

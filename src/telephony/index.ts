@@ -24,3 +24,13 @@ export * from './ws/index.ts';
 export * from './rtp/index.ts';
 export * from './sip/index.ts';
 export * from './twilio/index.ts';
+// Bridging a call Parley hands to a person itself (a warm transfer): pure audio, re-exported for
+// the call lifecycle.
+export {
+  TransferRefusedError,
+  createLegFloor,
+  holdMusic,
+  relayTo,
+  type LegFloor,
+  type Relay,
+} from '../media/index.ts';

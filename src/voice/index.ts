@@ -1,7 +1,8 @@
 // The real-time voice session (DESIGN.md section 5): turn taking, endpointing, barge-in,
 // greeting modes, voicemail, idle reminders, maximum duration, over a carrier's MediaLeg.
 export { runVoiceCall, type VoiceCallOptions, type VoiceLogger } from './session.ts';
-export { talk, type CallSpeech, type TalkOptions, type TalkResult } from './talk.ts';
+export { sayOnLeg, type SayOnLegOptions } from './say-on-leg.ts';
+export { callVoice, talk, type CallSpeech, type TalkOptions, type TalkResult } from './talk.ts';
 export { runTextCall, type TextCallOptions, type TextTurns } from './text-call.ts';
 export { textCallQuality, type TextCallQuality } from './text-quality.ts';
 export {

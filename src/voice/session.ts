@@ -73,6 +73,11 @@ export interface VoiceCallOptions {
    * agent turn is then final): the transcript so far is complete and may be kept. Must not throw.
    */
   onTurnsSettled?: () => void;
+  /**
+   * Given, once, a way to wait until the agent has said what it began (the sentences given to
+   * its speech so far have played): a transfer waits for it before it takes the line.
+   */
+  exposeSpoken?: (spoken: () => Promise<void>) => void;
 }
 
 type Phase = 'talk' | 'voicemail' | 'ending' | 'done';
@@ -142,6 +147,10 @@ class VoiceCall {
     this.#leg = options.leg;
     this.#conversation = options.conversation;
     this.#startedAt = options.clock.now();
+    options.exposeSpoken?.(async () => {
+      await this.#current?.spoken();
+      await this.#leg.drained();
+    });
     this.#timers = createTimers(options.clock, (err) => this.#fail(err));
     this.#screen = createMachineScreen({
       clock: this.#clock,

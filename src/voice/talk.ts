@@ -40,6 +40,8 @@ export interface TalkOptions {
   logger?: VoiceLogger;
   /** Voice calls: told when the agent's last turn has played out or been cut (session.ts). */
   onTurnsSettled?: () => void;
+  /** Voice calls: see VoiceCallOptions.exposeSpoken. */
+  exposeSpoken?: (spoken: () => Promise<void>) => void;
 }
 
 export interface TalkResult extends VoiceCallOutcome {
@@ -47,7 +49,8 @@ export interface TalkResult extends VoiceCallOutcome {
   quality: VoiceQuality | TextCallQuality;
 }
 
-function voiceOf(speech: CallSpeech, agentVoice: string | null | undefined): string | undefined {
+/** The voice a call speaks with: the agent's when the TTS has it, else the server's default. */
+export function callVoice(speech: CallSpeech, agentVoice: string | null | undefined): string | undefined {
   return agentVoice && speech.voices?.includes(agentVoice) ? agentVoice : speech.voice;
 }
 
@@ -77,7 +80,7 @@ export async function talk(options: TalkOptions): Promise<TalkResult> {
       quality: textCallQuality([]),
     };
   }
-  const ttsVoice = voiceOf(speech, options.agent.voice_id);
+  const ttsVoice = callVoice(speech, options.agent.voice_id);
   return runVoiceCall({
     leg,
     conversation,
@@ -91,5 +94,6 @@ export async function talk(options: TalkOptions): Promise<TalkResult> {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.onTurnsSettled ? { onTurnsSettled: options.onTurnsSettled } : {}),
+    ...(options.exposeSpoken ? { exposeSpoken: options.exposeSpoken } : {}),
   });
 }

@@ -55,6 +55,8 @@ export class Utterance {
   #pieces = 0;
   #interrupted = false;
   #delivered = '';
+  /** Who waits for the segments given so far to have all their audio (spoken()). */
+  #spokenWaiters: { segments: number; resolve: () => void }[] = [];
   #settle!: () => void;
   readonly #settled = new Promise<void>((resolve) => (this.#settle = resolve));
 
@@ -135,6 +137,20 @@ export class Utterance {
     return this.#delivered;
   }
 
+  /**
+   * Every sentence given so far (text waiting for its sentence's end is sent now) has all its
+   * audio handed to the leg, or the utterance stopped. Lets a transfer start only once the agent
+   * has said its `initiating_msg`, while the model's turn is still open.
+   */
+  spoken(): Promise<void> {
+    if (this.#done()) return Promise.resolve();
+    const rest = this.#chunker.flush();
+    if (rest) this.#send(rest, true);
+    const segments = this.#flushedAt.length;
+    if (this.#completed >= segments) return Promise.resolve();
+    return new Promise((resolve) => this.#spokenWaiters.push({ segments, resolve }));
+  }
+
   /** All audio handed to the leg (or the utterance stopped). */
   settled(): Promise<void> {
     return this.#settled;
@@ -153,6 +169,17 @@ export class Utterance {
     if (!this.controller.signal.aborted) this.controller.abort(new Error('utterance closed'));
     this.#stream.close();
     this.#settle();
+    this.#wakeSpoken(true);
+  }
+
+  #wakeSpoken(all: boolean): void {
+    if (this.#spokenWaiters.length === 0) return;
+    const waiting = this.#spokenWaiters;
+    this.#spokenWaiters = [];
+    for (const waiter of waiting) {
+      if (all || waiter.segments <= this.#completed) waiter.resolve();
+      else this.#spokenWaiters.push(waiter);
+    }
   }
 
   #done(): boolean {
@@ -227,6 +254,7 @@ export class Utterance {
         if (piece.last) {
           this.#tracker.completed(index);
           this.#completed = Math.max(this.#completed, index + 1);
+          this.#wakeSpoken(false);
           if (this.#completed >= this.#flushedAt.length) {
             this.#cancelWatchdog?.();
             this.#cancelWatchdog = null;
@@ -246,6 +274,7 @@ export class Utterance {
       }
     } finally {
       this.#settle();
+      this.#wakeSpoken(true);
     }
   }
 }

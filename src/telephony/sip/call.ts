@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '../../core/index.ts';
-import type { MediaReceiver } from '../../media/index.ts';
+import { TransferRefusedError, type MediaReceiver } from '../../media/index.ts';
 import type { CallLeg, LegEndReason } from '../types.ts';
 import { ALLOW, dialogRequest, type Dialog } from './dialog.ts';
 import type { SipMediaEndpoint } from './media-port.ts';
@@ -221,7 +221,9 @@ export function createSipCall(options: SipCallOptions): SipCall {
       );
       if (response.status >= 300) {
         transferring = null;
-        throw new Error(`the far end refused the transfer (${response.status} ${response.reason})`);
+        throw new TransferRefusedError(
+          `the far end refused the transfer (${response.status} ${response.reason})`,
+        );
       }
       await done;
     },

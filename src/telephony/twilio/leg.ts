@@ -2,6 +2,7 @@ import {
   FRAME_MS,
   Resampler,
   SESSION_RATE,
+  TransferRefusedError,
   dtmfTones,
   mulawDecode,
   mulawEncode,
@@ -230,7 +231,9 @@ export function createTwilioLeg(options: TwilioLegOptions): BoundTwilioLeg {
         await control.transfer(to);
       } catch (err) {
         transferring = false;
-        throw err;
+        throw new TransferRefusedError(
+          `Twilio refused the transfer: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
       end('local_hangup');
       socket.close(1000, 'transferred');

@@ -1,4 +1,10 @@
-import { FRAME_MS, samplesPerFrame, type AudioFrame, type MediaReceiver } from '../../media/index.ts';
+import {
+  FRAME_MS,
+  TransferRefusedError,
+  samplesPerFrame,
+  type AudioFrame,
+  type MediaReceiver,
+} from '../../media/index.ts';
 import {
   FrameRing,
   RTP_GRID_AT,
@@ -238,7 +244,7 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
       // No key events travel to the client over WS media (WIRE.md section 10 names none).
     },
     async transfer() {
-      throw new Error('a WebSocket media call cannot be transferred');
+      throw new TransferRefusedError('a WebSocket media call cannot be handed over by its carrier');
     },
     async hangup() {
       if (endReason) return;
