@@ -36,6 +36,16 @@ const FINAL = new Set(['completed', 'failed', 'canceled', 'user-canceled', 'busy
 
 const wordsOf = (text: string) => new Set(text.toLowerCase().match(/[a-z']+/g) ?? []);
 
+/** The right channel (the agent's side) of a 16-bit stereo WAV. */
+function rightChannel(wav: Buffer): Int16Array {
+  const data = wav.indexOf('data', 12);
+  const start = data + 8;
+  const frames = Math.floor((wav.length - start) / 4);
+  const out = new Int16Array(frames);
+  for (let i = 0; i < frames; i += 1) out[i] = wav.readInt16LE(start + i * 4 + 2);
+  return out;
+}
+
 describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
   const target = storeTargets()[0];
   if (!target) throw new Error('no store target');
@@ -93,6 +103,24 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
   }
 
   /** An agent with a number of its own on the SIP carrier; outbound numbers point at `port`. */
+  /** The offline recognizer's words for 16 kHz audio. */
+  async function recognize(samples: Int16Array): Promise<string> {
+    if (!('speech' in speech.choice)) throw new Error('no offline speech here');
+    const stream = speech.choice.speech.stt.stream();
+    const padded = new Int16Array(samples.length + 16000);
+    padded.set(samples, 8000);
+    for (let at = 0, i = 0; at + 320 <= padded.length; at += 320, i += 1) {
+      stream.push({ samples: padded.slice(at, at + 320), sampleRate: 16000, at: i * 20 });
+    }
+    stream.flush();
+    try {
+      for await (const result of stream.results) if (result.kind === 'final') return result.text;
+      return '';
+    } finally {
+      stream.close();
+    }
+  }
+
   async function agentWithNumber(
     number: string,
     options: { type?: 'inbound' | 'outbound'; port?: number; extra?: Record<string, unknown> } = {},
@@ -327,6 +355,83 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
     }
     expect(await callsOf(model)).toEqual([]);
   }, 60_000);
+
+  it.each([
+    ['warm_transfer', 'uac-warm-transfer.xml', '+14155550190', '14000', undefined],
+    ['cold_transfer', 'uac-refer-refused.xml', '+14155550189', '10000', 'refer'],
+  ] as const)(
+    'transfers a caller (%s, %s) by a bridge: hold, the target dialed and briefed, both bridged and recorded',
+    async (mode, scenario, number, bridgedAfterMs, fellBackFrom) => {
+      const targetNumber = '+14155559001';
+      // The target echoes what it hears: once bridged, the caller's words come back to the caller.
+      const targetSipp = await runSipp({
+        scenario: 'uas-echo-until-bye.xml',
+        args: ['-rtp_echo'],
+        replace: { from_number: number.replace('+', '\\+') },
+        timeoutMs: 90_000,
+      });
+      const model = await agentWithNumber(number, { port: targetSipp.port, extra: { is_recording: true } });
+      const action = await api<{ response: { action_id?: string; id?: string } }>('POST', '/v2/actions', {
+        LIVE_TRANSFER: {
+          name: 'Front desk',
+          phone: targetNumber,
+          transfer_mode: mode,
+          initiating_msg: 'Please hold while I connect you.',
+          message_to_transfer_target: 'A caller would like to book an appointment.',
+          enable_background_music: true,
+          digits: '12',
+          timeout: 20,
+        },
+      });
+      await api('POST', '/v2/actions/attach', {
+        model_id: model,
+        actions: [action.response.action_id ?? action.response.id],
+      });
+      const caller = await runSipp({
+        scenario,
+        target: `127.0.0.1:${t.sipPort}`,
+        service: number.slice(1),
+        audio: callerWav,
+        replace: { bridged_after_ms: bridgedAfterMs },
+        timeoutMs: 90_000,
+      });
+      const [callerResult, targetResult] = await Promise.all([caller.done, targetSipp.done]);
+      expect(callerResult.code, callerResult.out).toBe(0);
+      // The target got our INVITE from the agent's number, and our BYE once the caller hung up.
+      expect(targetResult.code, targetResult.out).toBe(0);
+      const call = await onlyCall(model);
+      expect(call.status).toBe('completed');
+      const timeline = call.action_execution_timeline as Record<string, unknown>[];
+      const entry = timeline.find((e) => e.name === 'Front desk');
+      expect(entry).toMatchObject({
+        status: 'success',
+        human_connected_at: expect.any(String),
+        transfer: {
+          target: targetNumber,
+          mode,
+          outcome: 'connected',
+          method: 'bridge',
+          ...(fellBackFrom ? { fell_back_from: fellBackFrom } : {}),
+          ended_by: 'caller',
+          bridged_at: expect.any(String),
+          ended_at: expect.any(String),
+        },
+      });
+      // The recording goes on through the bridge: the agent's side (what the caller heard) holds
+      // the caller's second sentence, echoed back by the target through the bridge.
+      const transfer = entry?.transfer as { bridged_at: string; ended_at: string };
+      const res = await t.call({ method: 'GET', url: `/v2/calls/${String(call.call_id)}/recording` });
+      expect(res.statusCode).toBe(200);
+      const agentSide = rightChannel(res.rawPayload);
+      const bridgedMs = Date.parse(transfer.ended_at) - Date.parse(transfer.bridged_at);
+      const from = Math.max(0, agentSide.length - Math.round((bridgedMs * 16000) / 1000) + 8000);
+      const heard = await recognize(agentSide.subarray(from));
+      // Four G.711 passes and two resamplings later the recognizer still hears the sentence's end.
+      const found = CALLER_WORDS.filter((w) => wordsOf(heard).has(w));
+      expect(found.length, `the bridged audio heard as: ${heard}`).toBeGreaterThanOrEqual(2);
+    },
+    120_000,
+  );
 
   it('transfers a caller cold by REFER when the agent uses its LIVE_TRANSFER action', async () => {
     const number = '+14155550192';

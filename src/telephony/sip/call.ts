@@ -88,8 +88,11 @@ export function createSipCall(options: SipCallOptions): SipCall {
     resolveEnded(reason);
   }
 
-  async function sendBye(): Promise<void> {
-    await endpoint.request(dialogRequest(dialog, 'BYE'), dialog.peer);
+  let bye: Promise<void> | null = null;
+  /** One BYE per dialog, whoever ends it first (a hang-up while a transfer's BYE is out waits for it). */
+  function sendBye(): Promise<void> {
+    bye ??= endpoint.request(dialogRequest(dialog, 'BYE'), dialog.peer).then(() => undefined);
+    return bye;
   }
 
   function nextSdp(direction = negotiated.direction): string {
@@ -228,7 +231,7 @@ export function createSipCall(options: SipCallOptions): SipCall {
       await done;
     },
     async hangup() {
-      if (endReason) return;
+      if (endReason && !bye) return;
       end('local_hangup');
       await sendBye().catch(() => undefined);
     },
