@@ -14,6 +14,7 @@ import { createScriptedLLM, testAudioDir } from '../../src/providers/testing/ind
 import { storeTargets } from '../../src/store/testing/index.ts';
 import { createTestApi, type TestApi } from '../helpers.ts';
 import { startBaresip, type Baresip } from './baresip.ts';
+import { agentSideOf, bridgedPart } from './recording.ts';
 import { hasCommands } from './sipp.ts';
 
 // Real SIP calls between Parley and baresip, a second SIP user agent written independently of
@@ -36,6 +37,11 @@ const GREETING = 'Hello, thank you for calling. How can I help you today?';
 const GREETING_WORDS = ['hello', 'thank', 'calling', 'can', 'help', 'today'];
 const CALLER_LINE = 'I would like to book an appointment for tomorrow morning.';
 const CALLER_WORDS = ['would', 'like', 'book', 'appointment', 'tomorrow', 'morning'];
+const TRANSFER_TOOL = 'Front_desk';
+const BRIEFING = 'Transferring a customer about their order.';
+const BRIEFING_WORDS = ['transferring', 'customer', 'about', 'their', 'order'];
+const TARGET_LINE = 'This is the front desk speaking. How may I help you?';
+const TARGET_WORDS = ['this', 'front', 'desk', 'speaking', 'how', 'may', 'help'];
 const FINAL = new Set(['completed', 'failed', 'canceled', 'user-canceled', 'busy', 'no-answer']);
 /** baresip keeps quiet this long after the call is up (the agent greets meanwhile), then speaks. */
 const LEAD_MS = 5_000;
@@ -56,6 +62,15 @@ function soundFrames(samples: Int16Array): number {
     if (Math.sqrt(sum / 160) > SOUND_RMS) frames += 1;
   }
   return frames;
+}
+
+/** 16 kHz audio (a call's recording) at 8 kHz, through sox. */
+function downsample(samples: Int16Array): Int16Array {
+  const raw = ['-t', 'raw', '-e', 'signed', '-b', '16', '-c', '1'];
+  const out = execFileSync('sox', ['-D', '-V1', ...raw, '-r', '16000', '-', ...raw, '-r', '8000', '-'], {
+    input: Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength),
+  });
+  return new Int16Array(out.buffer.slice(out.byteOffset, out.byteOffset + out.length));
 }
 
 /** PocketSphinx's words for 8 kHz audio, as one utterance with some silence around it. */
@@ -115,11 +130,17 @@ describe.runIf(runHere)('SIP calls with baresip as the far end', () => {
   }
 
   /** An agent with a number of its own on the SIP carrier, whose trunk is 127.0.0.1:`port`. */
-  async function agentWithNumber(number: string, type: 'inbound' | 'outbound', port = 5060): Promise<string> {
+  async function agentWithNumber(
+    number: string,
+    type: 'inbound' | 'outbound',
+    port = 5060,
+    extra: Record<string, unknown> = {},
+  ): Promise<string> {
     const created = await api<{ response: { model_id: string } }>('POST', '/v2/assistants', {
       type,
       name: `baresip agent ${number}`,
       agent: { prompt: 'Be brief.', greeting_message: GREETING, greeting_message_mode: 'agent_static' },
+      ...extra,
     });
     const id = created.response.model_id;
     await api('POST', '/v2/custom-numbers', {
@@ -141,7 +162,17 @@ describe.runIf(runHere)('SIP calls with baresip as the far end', () => {
   beforeAll(async () => {
     speech = await offlineSpeech({ logger: silentLogger(), simMode: 'text' });
     ears = await createPocketSphinxSTT({ poolSize: 1, telephoneDecoders: 1, utteranceTimeoutMs: 20_000 });
-    const llm = createScriptedLLM([{ text: 'OK.' }], { repeatLast: true });
+    // The model answers `OK.`, except that an agent with the transfer tool uses it on its first turn.
+    const llm = createScriptedLLM(
+      [
+        (request) =>
+          request.tools?.some((tool) => tool.name === TRANSFER_TOOL) &&
+          !request.messages.some((m) => m.role === 'tool')
+            ? { toolCalls: [{ name: TRANSFER_TOOL, arguments: {} }] }
+            : { text: 'OK.' },
+      ],
+      { repeatLast: true },
+    );
     t = await createTestApi(target, { speech, sip: {}, allowPrivateNetwork: true, llm });
     dir = testAudioDir();
     callerWav = join(dir, 'caller.wav');
@@ -221,4 +252,81 @@ describe.runIf(runHere)('SIP calls with baresip as the far end', () => {
     expect(found(CALLER_WORDS, humanOf(transcript)).length, transcript).toBeGreaterThanOrEqual(3);
     expect(soundFrames(baresip.heard()) * 20, 'ms of the agent baresip heard').toBeGreaterThan(1_500);
   }, 60_000);
+  it('is the target of a warm transfer: briefed, then bridged to the caller both ways', async () => {
+    const number = '+14155550297';
+    const targetNumber = '+14155559002';
+    // The target answers, lets the briefing play, then says its line and stays until hung up.
+    const targetWav = join(dir, 'target.wav');
+    execFileSync('flite', ['-voice', 'kal16', '-t', TARGET_LINE, '-o', targetWav]);
+    const frontDesk = await startBaresip({
+      user: targetNumber,
+      wav: targetWav,
+      leadMs: 6_000,
+      holdMs: 40_000,
+    });
+    const model = await agentWithNumber(number, 'inbound', frontDesk.port, { is_recording: true });
+    const action = await api<{ response: { action_id?: string; id?: string } }>('POST', '/v2/actions', {
+      LIVE_TRANSFER: {
+        name: 'Front desk',
+        phone: targetNumber,
+        transfer_mode: 'warm_transfer',
+        initiating_msg: 'Please hold.',
+        message_to_transfer_target: BRIEFING,
+        timeout: 20,
+      },
+    });
+    await api('POST', '/v2/actions/attach', {
+      model_id: model,
+      actions: [action.response.action_id ?? action.response.id],
+    });
+    // The caller asks (and is transferred), then says it again once bridged, and hangs up.
+    const twice = join(dir, 'caller-twice.wav');
+    execFileSync('sox', ['-D', '-V1', callerWav, join(dir, 'caller-gap.wav'), 'pad', '0', '14']);
+    execFileSync('sox', ['-D', '-V1', join(dir, 'caller-gap.wav'), callerWav, twice]);
+    baresip = await startBaresip({ user: '+14155551234', wav: twice, leadMs: LEAD_MS, holdMs: 4_000 });
+    try {
+      await baresip.dial(`sip:${number.slice(1)}@127.0.0.1:${t.sipPort}`);
+      await baresip.established(10_000);
+      expect((await frontDesk.established(30_000)).direction).toBe('incoming');
+      expect((await baresip.closed(60_000)).param, baresip.output()).toBe('end of file');
+      // The caller hung up: Parley ends the bridged call and hangs up on the target.
+      await frontDesk.closed(15_000);
+    } finally {
+      await frontDesk.stop();
+    }
+
+    const call = await finalCall(async () => {
+      const page = await api<{ response: { calls: { call_id: string }[] } }>(
+        'GET',
+        `/v2/calls?model_id=${model}&limit=1`,
+      );
+      return page.response.calls[0]?.call_id ?? null;
+    });
+    expect(call.status).toBe('completed');
+    const entry = (call.action_execution_timeline as Record<string, unknown>[]).find(
+      (e) => e.name === 'Front desk',
+    );
+    expect(entry).toMatchObject({
+      status: 'success',
+      transfer: { outcome: 'connected', method: 'bridge', ended_by: 'caller' },
+    });
+    const transfer = entry?.transfer as { answered_at: string; bridged_at: string; ended_at: string };
+
+    // The target heard the briefing first, then the caller's words through the bridge.
+    const heard = frontDesk.heard();
+    const briefedMs = Date.parse(transfer.bridged_at) - Date.parse(transfer.answered_at);
+    const split = Math.round(briefedMs * 8);
+    const briefing = await recognize(ears, heard.subarray(0, split));
+    expect(found(BRIEFING_WORDS, briefing).length, `the target heard "${briefing}"`).toBeGreaterThanOrEqual(
+      2,
+    );
+    const bridged = await recognize(ears, heard.subarray(split));
+    expect(found(CALLER_WORDS, bridged).length, `the target heard "${bridged}"`).toBeGreaterThanOrEqual(3);
+    // And the caller heard the target: its line is on the agent's side of the recording.
+    const res = await t.call({ method: 'GET', url: `/v2/calls/${String(call.call_id)}/recording` });
+    expect(res.statusCode).toBe(200);
+    const side = bridgedPart(agentSideOf(res.rawPayload), transfer, 0);
+    const words = await recognize(ears, downsample(side));
+    expect(found(TARGET_WORDS, words).length, `the caller heard "${words}"`).toBeGreaterThanOrEqual(3);
+  }, 120_000);
 });
