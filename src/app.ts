@@ -311,7 +311,8 @@ function twilioDirectory(store: Store, server: TwilioAccount | null): TwilioDire
     return found ? { accountSid: found.accountSid, authToken: found.authToken } : server;
   };
   return {
-    async accountForCall(callId) {
+    async accountForCall(callId, workspaceId) {
+      if (workspaceId) return own(workspaceId);
       const call = await store.calls.getById(callId);
       return call ? own(call.workspaceId) : null;
     },

@@ -2,8 +2,9 @@ import { SESSION_RATE, samplesPerFrame, type AudioFrame } from './frame.ts';
 
 // "Data speech": text written into audio so that fakes (a fake TTS and STT, a scripted far end)
 // talk through the whole audio path and read each other's words back exactly. It survives what
-// a telephone edge does to audio (G.711, resampling to 8 kHz and back): each 20 ms frame holds
-// one flat level, read from the middle half of the frame; a start frame, then two frames per
+// a telephone edge does to audio (G.711, resampling to 8 kHz and back, twice across a bridge): each
+// 20 ms frame holds one flat level, read from the frame's last third (resampling filters delay
+// audio, so a frame starts with the end of the one before); a start frame, then two frames per
 // UTF-8 byte (high nibble, low nibble). Real recognizers hear it as noise.
 
 const START_LEVEL = 16;
@@ -27,8 +28,8 @@ export function dataSpeechFrames(text: string, at = 0): AudioFrame[] {
 /** Reads one frame's symbol: 0-15, START_LEVEL, or -1 for silence or anything else. */
 function symbolOf(frame: AudioFrame): number {
   const { samples } = frame;
-  const from = samples.length >> 2;
-  const to = samples.length - from;
+  const to = samples.length;
+  const from = to - Math.floor(to / 3);
   let sum = 0;
   for (let i = from; i < to; i += 1) sum += samples[i] ?? 0;
   const mean = sum / (to - from);

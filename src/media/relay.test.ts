@@ -46,17 +46,22 @@ describe('relayTo', () => {
     expect(keys).toEqual(['7']);
   });
 
-  it("drops a frame instead of letting the other leg's queue (the delay) grow past 120 ms", () => {
-    let queued = 0;
+  it("drops a frame when the other leg's queue (the delay) grows 300 ms above its recent lowest", () => {
+    // The other leg always holds 200 ms in flight (a Twilio stream), and plays a frame a beat.
+    let queued = 200;
     const { leg, played } = sink(() => queued);
     const relay = relayTo(leg);
     const frame = { samples: new Int16Array(320), sampleRate: SESSION_RATE, at: 0 } as const;
-    for (let i = 0; i < 10; i += 1) {
+    for (let i = 0; i < 600; i += 1) relay.audio(frame);
+    expect(relay.dropped).toBe(0);
+    // Now the far side falls behind: the queue grows a frame each beat, and frames are dropped.
+    for (let i = 0; i < 40; i += 1) {
+      const before = played.length;
       relay.audio(frame);
-      queued = played.length * 20;
+      if (played.length > before) queued += 20;
     }
-    expect(played).toHaveLength(6);
-    expect(relay.dropped).toBe(4);
+    expect(queued).toBeLessThanOrEqual(200 + 300 + 20);
+    expect(relay.dropped).toBeGreaterThan(0);
   });
 });
 

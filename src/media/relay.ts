@@ -5,10 +5,14 @@ import { Resampler } from './resampler.ts';
 // One direction of a bridge between two legs (a warm transfer): what one far end says is played
 // to the other, and its keys are sent on. Legs take audio at SESSION_RATE, so frames of another
 // rate (a SIP leg hands the session its 8 kHz) are converted here. Two clocks never run exactly
-// together: when the far side's queue grows past MAX_QUEUE_MS, a frame is dropped rather than let
-// the delay grow for the rest of the call.
+// together, so the other leg's queue can grow for the rest of the call (50 ppm apart is 100 ms in
+// half an hour): when it stands more than MAX_GROWTH_MS above its lowest of the last 5 to 10
+// seconds, a frame is dropped. The lowest, not zero: some legs always hold audio in flight (a
+// Twilio stream counts what it sent until the mark comes back), and jitter comes and goes.
 
-const MAX_QUEUE_MS = 120;
+const MAX_GROWTH_MS = 300;
+/** Frames per block of the running minimum (two blocks: the last 5 to 10 seconds). */
+const BLOCK_FRAMES = 250;
 const OUT = samplesPerFrame(SESSION_RATE);
 
 export interface Relay extends MediaReceiver {
@@ -19,6 +23,19 @@ export interface Relay extends MediaReceiver {
 export function relayTo(to: MediaLeg): Relay {
   let resampler: Resampler | null = null;
   let dropped = 0;
+  let frames = 0;
+  let blockMin = Infinity;
+  let lastBlockMin = Infinity;
+  /** Whether the other leg's queue has grown too far above its recent lowest. */
+  const grown = (queued: number): boolean => {
+    blockMin = Math.min(blockMin, queued);
+    frames += 1;
+    if (frames % BLOCK_FRAMES === 0) {
+      lastBlockMin = blockMin;
+      blockMin = Infinity;
+    }
+    return queued - Math.min(blockMin, lastBlockMin) > MAX_GROWTH_MS;
+  };
   const convert = (frame: AudioFrame): AudioFrame | null => {
     if (frame.sampleRate === SESSION_RATE) return frame;
     if (resampler?.from !== frame.sampleRate)
@@ -35,7 +52,7 @@ export function relayTo(to: MediaLeg): Relay {
     audio(frame) {
       const converted = convert(frame);
       if (!converted) return;
-      if (to.queuedMs >= MAX_QUEUE_MS) {
+      if (grown(to.queuedMs)) {
         dropped += 1;
         return;
       }

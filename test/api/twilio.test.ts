@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createFakeSTT, createFakeTTS, createFakeVAD } from '../../src/providers/testing/index.ts';
+import {
+  createFakeSTT,
+  createFakeTTS,
+  createFakeVAD,
+  createScriptedLLM,
+} from '../../src/providers/testing/index.ts';
 import { createDataVoice, createScriptedCallee } from '../../src/telephony/testing/index.ts';
+import type { Callee } from '../../src/telephony/index.ts';
 import { createTestApi, forEachStore, type TestApi } from '../helpers.ts';
 import {
   FAKE_ACCOUNT_SID,
@@ -22,6 +28,9 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const OURS = '+14155550142';
 const LEAD = '+14155550123';
 const GREETING = 'Hello from Parley.';
+const FRONT_DESK = '+14155550177';
+const TRANSFERRED_LEAD = '+14155550178';
+const BRIEFING = 'A lead asks for a person.';
 
 forEachStore('Twilio numbers', (target) => {
   let t: TestApi;
@@ -29,26 +38,69 @@ forEachStore('Twilio numbers', (target) => {
   let port = 0;
   let agent = '';
   const heard: string[] = [];
+  const leadHeard: string[] = [];
+  const frontDeskHeard: string[] = [];
+
+  /** The transfer's target: hears the briefing, then answers whoever speaks to it. */
+  const frontDesk = (): Callee => ({
+    opening: async () => '',
+    async reply(said) {
+      frontDeskHeard.push(said);
+      return { text: frontDeskHeard.length === 1 ? '' : 'Front desk here.', hangUp: false };
+    },
+  });
+  /**
+   * A lead who asks for a person, holds, speaks up once the front desk has had its briefing (and
+   * the bridge is up), and hangs up when the front desk answers.
+   */
+  const transferredLead = (): Callee => ({
+    opening: async () => '',
+    async reply(said) {
+      leadHeard.push(said);
+      if (leadHeard.length === 1) return { text: 'Put me through to a person.', hangUp: false };
+      if (said === 'Please hold.') {
+        await until(() => frontDeskHeard.length > 0, 'the briefing', 20_000);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return { text: 'Is anyone there?', hangUp: false };
+      }
+      return { text: 'Thanks, bye.', hangUp: true };
+    },
+  });
 
   beforeAll(async () => {
     fake = await startFakeTwilio({
       voice: {
         pauseScale: 0,
         voice: createDataVoice(),
-        callee: () =>
-          createScriptedCallee(
-            [
-              (said) => (heard.push(said), 'Book a table'),
-              (said) => (heard.push(said), { text: 'Bye.', hangUp: true }),
-            ],
-            { opening: '' },
-          ),
+        callee: ({ to }) =>
+          to === FRONT_DESK
+            ? frontDesk()
+            : to === TRANSFERRED_LEAD
+              ? transferredLead()
+              : createScriptedCallee(
+                  [
+                    (said) => (heard.push(said), 'Book a table'),
+                    (said) => (heard.push(said), { text: 'Bye.', hangUp: true }),
+                  ],
+                  { opening: '' },
+                ),
       },
     });
     port = await freePort();
     t = await createTestApi(target, {
       publicUrl: `http://127.0.0.1:${port}`,
       twilio: { baseUrl: fake.url },
+      // The model answers `OK.`, except that an agent with the transfer tool uses it at once.
+      llm: createScriptedLLM(
+        [
+          (request) =>
+            request.tools?.some((tool) => tool.name === 'Front_desk') &&
+            !request.messages.some((m) => m.role === 'tool')
+              ? { toolCalls: [{ name: 'Front_desk', arguments: {} }] }
+              : { text: 'OK.' },
+        ],
+        { repeatLast: true },
+      ),
       speech: {
         choice: { speech: { vad: createFakeVAD(), stt: createFakeSTT(), tts: createFakeTTS() } },
         farEnd: null,
@@ -174,6 +226,49 @@ forEachStore('Twilio numbers', (target) => {
     const done = await record(id);
     expect(done.transcript).toContain(`human: ${MACHINE_GREETING}`);
     expect(done.status).toBe('left_voicemail');
+  }, 60_000);
+
+  it('transfers warm: Parley places a second Twilio call, briefs it, and bridges the two streams', async () => {
+    const transferring = (
+      await ok('POST', '/v2/assistants', {
+        type: 'outbound',
+        name: 'transferring agent',
+        agent: { prompt: 'Be brief.', greeting_message: GREETING, greeting_message_mode: 'agent_static' },
+      })
+    ).model_id as string;
+    await ok('PUT', `/v2/assistants/${transferring}/phone_numbers`, { phone_numbers: [OURS] });
+    const action = await ok('POST', '/v2/actions', {
+      LIVE_TRANSFER: {
+        name: 'Front desk',
+        phone: FRONT_DESK,
+        transfer_mode: 'warm_transfer',
+        initiating_msg: 'Please hold.',
+        message_to_transfer_target: BRIEFING,
+        timeout: 20,
+      },
+    });
+    await ok('POST', '/v2/actions/attach', { model_id: transferring, actions: [action.action_id] });
+    const placed = await call('POST', '/v2/calls', {
+      model_id: transferring,
+      phone: TRANSFERRED_LEAD,
+      name: 'Cy',
+    });
+    expect(placed.statusCode, placed.body).toBe(200);
+    const id = placed.json().response.call_id as string;
+    // The lead hangs up once it hears the front desk through the bridge.
+    await expect.poll(async () => (await record(id)).status, { timeout: 40_000 }).toBe('completed');
+    // The front desk heard the briefing, then the lead through the bridge; the lead heard it back.
+    expect(frontDeskHeard.slice(0, 2)).toEqual([BRIEFING, 'Is anyone there?']);
+    expect(leadHeard).toEqual([GREETING, 'Please hold.', 'Front desk here.']);
+    const creates = fake.requests.filter((r) => r.url.endsWith('/Calls.json')).map((r) => r.form);
+    expect(creates.slice(-2)).toMatchObject([
+      { To: TRANSFERRED_LEAD, From: OURS },
+      { To: FRONT_DESK, From: OURS },
+    ]);
+    const done = await record(id);
+    expect(done.action_execution_timeline).toMatchObject([
+      { status: 'success', transfer: { method: 'bridge', outcome: 'connected', ended_by: 'caller' } },
+    ]);
   }, 60_000);
 
   it('a Voice URL request without a valid signature is 403 and stores no call', async () => {

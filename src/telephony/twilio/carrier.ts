@@ -44,8 +44,11 @@ export const TWILIO_RING_TIMEOUT_S = 30;
 
 /** Where the carrier finds accounts and numbers (the store, through the composition root). */
 export interface TwilioDirectory {
-  /** The account that places call `callId`: its workspace's own, else the server's; null: none. */
-  accountForCall(callId: string): Promise<TwilioAccount | null>;
+  /**
+   * The account that places call `callId` for `workspaceId` (read from the stored call when not
+   * given; a transfer's second call is not stored): the workspace's own, else the server's.
+   */
+  accountForCall(callId: string, workspaceId?: string): Promise<TwilioAccount | null>;
   /** Account `accountSid`, when Parley holds its auth token. */
   account(accountSid: string): Promise<TwilioAccount | null>;
   /** The workspace holding `to` as a `twilio` number served by account `accountSid`; null: none. */
@@ -380,7 +383,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
     async dial(request: DialRequest): Promise<DialOutcome> {
       if (request.signal?.aborted) return { kind: 'failed', reason: 'canceled' };
       if (!isE164(request.to) || !isE164(request.from)) return { kind: 'failed', reason: 'invalid_number' };
-      const account = await directory.accountForCall(request.callId);
+      const account = await directory.accountForCall(request.callId, request.workspaceId);
       if (!account) return { kind: 'failed', reason: 'no Twilio account is configured for this workspace' };
       if (request.signal?.aborted) return { kind: 'failed', reason: 'canceled' };
       const entry = newEntry(request.callId, account);
