@@ -3,7 +3,7 @@ import {
   createFakeSTT,
   createFakeTTS,
   createFakeVAD,
-  createScriptedLLM,
+  createToolCallingLLM,
 } from '../../src/providers/testing/index.ts';
 import { createDataVoice, createScriptedCallee } from '../../src/telephony/testing/index.ts';
 import type { Callee } from '../../src/telephony/index.ts';
@@ -91,16 +91,7 @@ forEachStore('Twilio numbers', (target) => {
       publicUrl: `http://127.0.0.1:${port}`,
       twilio: { baseUrl: fake.url },
       // The model answers `OK.`, except that an agent with the transfer tool uses it at once.
-      llm: createScriptedLLM(
-        [
-          (request) =>
-            request.tools?.some((tool) => tool.name === 'Front_desk') &&
-            !request.messages.some((m) => m.role === 'tool')
-              ? { toolCalls: [{ name: 'Front_desk', arguments: {} }] }
-              : { text: 'OK.' },
-        ],
-        { repeatLast: true },
-      ),
+      llm: createToolCallingLLM('Front_desk'),
       speech: {
         choice: { speech: { vad: createFakeVAD(), stt: createFakeSTT(), tts: createFakeTTS() } },
         farEnd: null,

@@ -14,7 +14,7 @@ import {
   pocketSphinxAvailable,
   type PocketSphinxSTT,
 } from '../../src/providers/index.ts';
-import { fliteClip, monoWav, testAudioDir } from '../../src/providers/testing/index.ts';
+import { fliteClip, monoWav, recognize, testAudioDir } from '../../src/providers/testing/index.ts';
 import type { VoiceQuality } from '../../src/voice/index.ts';
 import { createTestApi, forEachStore, type TestApi } from '../helpers.ts';
 import { freePort, receive, until, type Received } from './ws-media-helpers.ts';
@@ -191,23 +191,6 @@ function agentAudio(dir: string, codec: Codec, payloads: Uint8Array[], opus: Opu
   execFileSync('sox', ['-D', '-V1', ...format, input, ...RAW16, '-L', '-r', '16000', output]);
   const bytes = readFileSync(output);
   return new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
-}
-
-/** PocketSphinx's words for 16 kHz audio (with some silence around it). */
-async function recognize(stt: PocketSphinxSTT, samples: Int16Array): Promise<string> {
-  const stream = stt.stream();
-  const padded = new Int16Array(samples.length + 2 * 8000);
-  padded.set(samples, 8000);
-  for (let at = 0, i = 0; at + 320 <= padded.length; at += 320, i += 1) {
-    stream.push({ samples: padded.slice(at, at + 320), sampleRate: 16000, at: i * 20 });
-  }
-  stream.flush();
-  try {
-    for await (const result of stream.results) if (result.kind === 'final') return result.text;
-    throw new Error('the recognizer ended without a final result');
-  } finally {
-    stream.close();
-  }
 }
 
 const wordsOf = (text: string) => new Set(text.toLowerCase().match(/[a-z']+/g) ?? []);
@@ -439,7 +422,7 @@ describe.runIf(runHere)('WebSocket media calls with real speech', () => {
           sequences.slice(1).forEach((s, i) => expect(s).toBe((sequences[i]! + 1) & 0xffff));
         }
         const ears = CODEC[codec].rate === 8000 ? telephoneEars : widebandEars;
-        const heard = await recognize(ears, agentAudio(caseDir, codec, payloads, opus));
+        const heard = await recognize(ears, agentAudio(caseDir, codec, payloads, opus), 16000);
 
         let record: Record<string, unknown> = {};
         await expect

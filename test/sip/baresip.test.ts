@@ -10,10 +10,11 @@ import {
   pocketSphinxAvailable,
   type PocketSphinxSTT,
 } from '../../src/providers/index.ts';
-import { createScriptedLLM, testAudioDir } from '../../src/providers/testing/index.ts';
+import { createToolCallingLLM, recognize, testAudioDir } from '../../src/providers/testing/index.ts';
 import { storeTargets } from '../../src/store/testing/index.ts';
 import { createTestApi, type TestApi } from '../helpers.ts';
 import { startBaresip, type Baresip } from './baresip.ts';
+import { callApi } from './call-api.ts';
 import { agentSideOf, bridgedPart } from './recording.ts';
 import { hasCommands } from './sipp.ts';
 
@@ -41,8 +42,9 @@ const TRANSFER_TOOL = 'Front_desk';
 const BRIEFING = 'Transferring a customer about their order.';
 const BRIEFING_WORDS = ['transferring', 'customer', 'about', 'their', 'order'];
 const TARGET_LINE = 'This is the front desk speaking. How may I help you?';
+/** The target says its line this long after answering (its briefing plays meanwhile). */
+const TARGET_LEAD_MS = 6_000;
 const TARGET_WORDS = ['this', 'front', 'desk', 'speaking', 'how', 'may', 'help'];
-const FINAL = new Set(['completed', 'failed', 'canceled', 'user-canceled', 'busy', 'no-answer']);
 /** baresip keeps quiet this long after the call is up (the agent greets meanwhile), then speaks. */
 const LEAD_MS = 5_000;
 /** And listens this long after speaking (the agent answers), then hangs up (its audio ends). */
@@ -73,23 +75,6 @@ function downsample(samples: Int16Array): Int16Array {
   return new Int16Array(out.buffer.slice(out.byteOffset, out.byteOffset + out.length));
 }
 
-/** PocketSphinx's words for 8 kHz audio, as one utterance with some silence around it. */
-async function recognize(stt: PocketSphinxSTT, samples: Int16Array): Promise<string> {
-  const stream = stt.stream();
-  const padded = new Int16Array(samples.length + 8000);
-  padded.set(samples, 4000);
-  for (let at = 0, i = 0; at + 160 <= padded.length; at += 160, i += 1) {
-    stream.push({ samples: padded.slice(at, at + 160), sampleRate: 8000, at: i * 20 });
-  }
-  stream.flush();
-  try {
-    for await (const result of stream.results) if (result.kind === 'final') return result.text;
-    throw new Error('the recognizer ended without a final result');
-  } finally {
-    stream.close();
-  }
-}
-
 describe.runIf(runHere)('SIP calls with baresip as the far end', () => {
   const target = storeTargets()[0];
   if (!target) throw new Error('no store target');
@@ -100,34 +85,7 @@ describe.runIf(runHere)('SIP calls with baresip as the far end', () => {
   let callerWav = '';
   let baresip: Baresip | null = null;
 
-  async function api<T = Record<string, unknown>>(
-    method: string,
-    url: string,
-    payload?: unknown,
-  ): Promise<T> {
-    const res = await t.call({
-      method: method as 'GET',
-      url,
-      ...(payload ? { payload: payload as object } : {}),
-    });
-    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-    return res.json() as T;
-  }
-
-  /** The call's record once it is over and its after-call work is done. */
-  async function finalCall(find: () => Promise<string | null>): Promise<Record<string, unknown>> {
-    for (;;) {
-      const id = await find();
-      if (id) {
-        const body = await api<{ response: { calls: Record<string, unknown>[] } }>('GET', `/v2/calls/${id}`);
-        const call = body.response.calls[0];
-        if (call && FINAL.has(String(call.status)) && call.transcript !== undefined) {
-          if (call.status !== 'completed' || call.analysis !== undefined) return call;
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  const { api, finalCall } = callApi(() => t);
 
   /** An agent with a number of its own on the SIP carrier, whose trunk is 127.0.0.1:`port`. */
   async function agentWithNumber(
@@ -163,16 +121,7 @@ describe.runIf(runHere)('SIP calls with baresip as the far end', () => {
     speech = await offlineSpeech({ logger: silentLogger(), simMode: 'text' });
     ears = await createPocketSphinxSTT({ poolSize: 1, telephoneDecoders: 1, utteranceTimeoutMs: 20_000 });
     // The model answers `OK.`, except that an agent with the transfer tool uses it on its first turn.
-    const llm = createScriptedLLM(
-      [
-        (request) =>
-          request.tools?.some((tool) => tool.name === TRANSFER_TOOL) &&
-          !request.messages.some((m) => m.role === 'tool')
-            ? { toolCalls: [{ name: TRANSFER_TOOL, arguments: {} }] }
-            : { text: 'OK.' },
-      ],
-      { repeatLast: true },
-    );
+    const llm = createToolCallingLLM(TRANSFER_TOOL);
     t = await createTestApi(target, { speech, sip: {}, allowPrivateNetwork: true, llm });
     dir = testAudioDir();
     callerWav = join(dir, 'caller.wav');
@@ -226,7 +175,7 @@ describe.runIf(runHere)('SIP calls with baresip as the far end', () => {
     expect(heard.length / 8, 'ms recorded').toBeGreaterThan(LEAD_MS + HOLD_MS);
     const beforeSpeaking = heard.subarray(0, (LEAD_MS * 8000) / 1000);
     expect(soundFrames(beforeSpeaking) * 20, 'ms of sound in the greeting').toBeGreaterThan(1_500);
-    const words = await recognize(ears, beforeSpeaking);
+    const words = await recognize(ears, beforeSpeaking, 8000);
     expect(found(GREETING_WORDS, words).length, `baresip heard "${words}"`).toBeGreaterThanOrEqual(3);
   }, 60_000);
 
@@ -261,7 +210,7 @@ describe.runIf(runHere)('SIP calls with baresip as the far end', () => {
     const frontDesk = await startBaresip({
       user: targetNumber,
       wav: targetWav,
-      leadMs: 6_000,
+      leadMs: TARGET_LEAD_MS,
       holdMs: 40_000,
     });
     const model = await agentWithNumber(number, 'inbound', frontDesk.port, { is_recording: true });
@@ -316,17 +265,19 @@ describe.runIf(runHere)('SIP calls with baresip as the far end', () => {
     const heard = frontDesk.heard();
     const briefedMs = Date.parse(transfer.bridged_at) - Date.parse(transfer.answered_at);
     const split = Math.round(briefedMs * 8);
-    const briefing = await recognize(ears, heard.subarray(0, split));
+    const briefing = await recognize(ears, heard.subarray(0, split), 8000);
     expect(found(BRIEFING_WORDS, briefing).length, `the target heard "${briefing}"`).toBeGreaterThanOrEqual(
       2,
     );
-    const bridged = await recognize(ears, heard.subarray(split));
+    const bridged = await recognize(ears, heard.subarray(split), 8000);
     expect(found(CALLER_WORDS, bridged).length, `the target heard "${bridged}"`).toBeGreaterThanOrEqual(3);
     // And the caller heard the target: its line is on the agent's side of the recording.
     const res = await t.call({ method: 'GET', url: `/v2/calls/${String(call.call_id)}/recording` });
     expect(res.statusCode).toBe(200);
+    // The target's line, from the bridge up to 4 s after it began to speak.
     const side = bridgedPart(agentSideOf(res.rawPayload), transfer, 0);
-    const words = await recognize(ears, downsample(side));
+    const lineEndMs = TARGET_LEAD_MS + 4_000 - briefedMs;
+    const words = await recognize(ears, downsample(side.subarray(0, lineEndMs * 16)), 8000);
     expect(found(TARGET_WORDS, words).length, `the caller heard "${words}"`).toBeGreaterThanOrEqual(3);
   }, 120_000);
 });

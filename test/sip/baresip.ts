@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monoWav } from '../../src/providers/testing/index.ts';
 import { freeSipPort } from './sipp.ts';
 
 // baresip (Debian `baresip`, 1.0.0) as a second, independent SIP user agent for tests: a real
@@ -123,25 +124,6 @@ async function freeBaresipPort(): Promise<number> {
   }
 }
 
-/** A 16-bit mono WAV of `samples` at `rate`. */
-export function wavOf(samples: Int16Array, rate = RATE): Buffer {
-  const data = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}
-
 /**
  * The samples of a 16-bit PCM WAV. The data chunk runs to the end of the file whatever its header
  * says (libsndfile writes the final sizes only when it closes the file).
@@ -171,7 +153,7 @@ function prepareAudio(dir: string, options: BaresipOptions): string {
     const format = ['-r', String(RATE), '-c', '1', '-b', '16', '-e', 'signed-integer'];
     execFileSync('sox', ['-D', '-V1', options.wav, ...format, out, 'pad', String(lead), String(hold)]);
   } else {
-    writeFileSync(out, wavOf(new Int16Array(Math.max(1, Math.round((lead + hold) * RATE)))));
+    writeFileSync(out, monoWav(new Int16Array(Math.max(1, Math.round((lead + hold) * RATE))), RATE));
   }
   return out;
 }
@@ -355,7 +337,7 @@ async function startOnce(options: BaresipOptions): Promise<Baresip> {
     const file = files.at(-1);
     for (const f of files) taken.add(f);
     lastHeard = file ? samplesOfWav(readFileSync(join(heardDir, file))) : new Int16Array(0);
-    if (options.recordTo) writeFileSync(options.recordTo, wavOf(lastHeard));
+    if (options.recordTo) writeFileSync(options.recordTo, monoWav(lastHeard, RATE));
   };
 
   const onMessage = (text: string) => {

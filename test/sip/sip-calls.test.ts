@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { offlineSpeech, type SpeechSetup } from '../../src/app.ts';
 import { silentLogger } from '../../src/core/index.ts';
 import { POCKETSPHINX_INSTALL, pocketSphinxAvailable } from '../../src/providers/index.ts';
-import { createScriptedLLM, testAudioDir } from '../../src/providers/testing/index.ts';
+import { createToolCallingLLM, recognize, testAudioDir } from '../../src/providers/testing/index.ts';
 import { storeTargets } from '../../src/store/testing/index.ts';
 import { createTestApi, type TestApi } from '../helpers.ts';
+import { callApi } from './call-api.ts';
 import { agentSideOf, bridgedPart } from './recording.ts';
 import { hasCommands, runSipp } from './sipp.ts';
 
@@ -33,7 +34,6 @@ const GREETING = 'Hello, thank you for calling. How can I help you today?';
 const CALLER_LINE = 'I would like to book an appointment for tomorrow morning.';
 const CALLER_WORDS = ['would', 'like', 'book', 'appointment', 'tomorrow', 'morning'];
 const TRANSFER_TOOL = 'Front_desk';
-const FINAL = new Set(['completed', 'failed', 'canceled', 'user-canceled', 'busy', 'no-answer']);
 
 const wordsOf = (text: string) => new Set(text.toLowerCase().match(/[a-z']+/g) ?? []);
 
@@ -49,40 +49,7 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
   /** The agent the slow router picks. */
   let routedTo = '';
 
-  async function api<T = Record<string, unknown>>(
-    method: string,
-    url: string,
-    payload?: unknown,
-  ): Promise<T> {
-    const res = await t.call({
-      method: method as 'GET',
-      url,
-      ...(payload ? { payload: payload as object } : {}),
-    });
-    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
-    return res.json() as T;
-  }
-
-  async function callRecord(id: string): Promise<Record<string, unknown>> {
-    const body = await api<{ response: { calls: Record<string, unknown>[] } }>('GET', `/v2/calls/${id}`);
-    const call = body.response.calls[0];
-    if (!call) throw new Error(`no call ${id}`);
-    return call;
-  }
-
-  async function finalCall(find: () => Promise<string | null>): Promise<Record<string, unknown>> {
-    for (;;) {
-      const id = await find();
-      if (id) {
-        const call = await callRecord(id);
-        if (FINAL.has(String(call.status)) && call.transcript !== undefined) {
-          // Analysis and the rest of the after-call work may still be running: wait for the end.
-          if (call.status !== 'completed' || call.analysis !== undefined) return call;
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  const { api, finalCall } = callApi(() => t);
 
   async function lastCallId(type: 'inbound' | 'outbound'): Promise<string | null> {
     const page = await api<{ response: { calls: { call_id: string; type?: string }[] } }>(
@@ -94,24 +61,6 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
   }
 
   /** An agent with a number of its own on the SIP carrier; outbound numbers point at `port`. */
-  /** The offline recognizer's words for 16 kHz audio. */
-  async function recognize(samples: Int16Array): Promise<string> {
-    if (!('speech' in speech.choice)) throw new Error('no offline speech here');
-    const stream = speech.choice.speech.stt.stream();
-    const padded = new Int16Array(samples.length + 16000);
-    padded.set(samples, 8000);
-    for (let at = 0, i = 0; at + 320 <= padded.length; at += 320, i += 1) {
-      stream.push({ samples: padded.slice(at, at + 320), sampleRate: 16000, at: i * 20 });
-    }
-    stream.flush();
-    try {
-      for await (const result of stream.results) if (result.kind === 'final') return result.text;
-      return '';
-    } finally {
-      stream.close();
-    }
-  }
-
   async function agentWithNumber(
     number: string,
     options: { type?: 'inbound' | 'outbound'; port?: number; extra?: Record<string, unknown> } = {},
@@ -172,16 +121,7 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
     });
     await new Promise<void>((resolve) => slowRouter.listen(0, '127.0.0.1', resolve));
     // The model answers `OK.`, except that an agent with the transfer tool uses it on its first turn.
-    const llm = createScriptedLLM(
-      [
-        (request) =>
-          request.tools?.some((tool) => tool.name === TRANSFER_TOOL) &&
-          !request.messages.some((m) => m.role === 'tool')
-            ? { toolCalls: [{ name: TRANSFER_TOOL, arguments: {} }] }
-            : { text: 'OK.' },
-      ],
-      { repeatLast: true },
-    );
+    const llm = createToolCallingLLM(TRANSFER_TOOL);
     t = await createTestApi(target, { speech, sip: {}, allowPrivateNetwork: true, llm });
     const created = await api<{ response: { model_id: string } }>('POST', '/v2/assistants', {
       type: 'inbound',
@@ -409,7 +349,12 @@ describe.runIf(runHere)('SIP calls with sipp as the far end', () => {
     const transfer = entry?.transfer as { bridged_at: string; ended_at: string };
     const res = await t.call({ method: 'GET', url: `/v2/calls/${String(call.call_id)}/recording` });
     expect(res.statusCode).toBe(200);
-    const heard = await recognize(bridgedPart(agentSideOf(res.rawPayload), transfer, 500));
+    if (!('speech' in speech.choice)) throw new Error('no offline speech here');
+    const heard = await recognize(
+      speech.choice.speech.stt,
+      bridgedPart(agentSideOf(res.rawPayload), transfer, 500),
+      16000,
+    );
     // Four G.711 passes and two resamplings later the recognizer still hears the sentence's end.
     const found = CALLER_WORDS.filter((w) => wordsOf(heard).has(w));
     expect(found.length, `the bridged audio heard as: ${heard}`).toBeGreaterThanOrEqual(2);

@@ -1,5 +1,11 @@
 // Fakes of the provider seams, for tests of the modules that use them.
-export { createScriptedLLM, type ScriptedLLM, type ScriptedReply, type ScriptStep } from './scripted-llm.ts';
+export {
+  createScriptedLLM,
+  createToolCallingLLM,
+  type ScriptedLLM,
+  type ScriptedReply,
+  type ScriptStep,
+} from './scripted-llm.ts';
 export { runLLMContract, type LLMContractSubject, type LLMContractOptions } from './llm-contract.ts';
 export { runMessagingContract } from './messaging-contract.ts';
 export {
@@ -30,3 +36,4 @@ export {
 } from './vad-audio.ts';
 export { runTTSContract, type TTSContractOptions } from './tts-contract.ts';
 export { runSTTContract, wordErrorRate, words, type STTContractAudio } from './stt-contract.ts';
+export { recognize } from './recognize.ts';

@@ -71,3 +71,20 @@ export function createScriptedLLM(
     },
   };
 }
+
+/**
+ * A model that calls the tool `toolName` on the first turn it is offered (until a tool answered),
+ * and otherwise answers `reply`: an agent with that action uses it at once (a transfer test).
+ */
+export function createToolCallingLLM(toolName: string, reply = 'OK.'): ScriptedLLM {
+  return createScriptedLLM(
+    [
+      (request) =>
+        request.tools?.some((tool) => tool.name === toolName) &&
+        !request.messages.some((m) => m.role === 'tool')
+          ? { toolCalls: [{ name: toolName, arguments: {} }] }
+          : { text: reply },
+    ],
+    { repeatLast: true },
+  );
+}
