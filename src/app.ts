@@ -361,6 +361,7 @@ export async function openSip(
       clock,
       logger,
       ringTimeoutMs: sip.ringTimeoutMs,
+      rateLimit: { perSecond: sip.rateLimitPerSecond, burst: 2 * sip.rateLimitPerSecond },
     });
     logger.info({ sip_port: carrier.port }, 'SIP carrier listening');
     return {
