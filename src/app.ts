@@ -113,6 +113,8 @@ export interface App {
   readonly logger: Logger;
   readonly bootstrap: BootstrapResult;
   readonly engine: Engine;
+  /** The SIP carrier and its RTP media when this node runs SIP calls (e.g. the media's sendTiming()). */
+  readonly sip: Pick<SipSetup, 'carrier' | 'media'> | null;
   /** Listens on the configured host and port; resolves to the base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -705,6 +707,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         return ready.listen({ host: config.host, port: config.port });
       },
       engine: running,
+      sip: telephony ? { carrier: telephony.carrier, media: telephony.media } : null,
       async close() {
         await ready.close();
         await running.stop(config.shutdownTimeoutMs);

@@ -1,6 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { ringView } from '../pacing/index.ts';
 import type { HostSettings } from './protocol.ts';
+import { SendTimingRecorder } from './send-timing.ts';
 import { RtpSession } from './session.ts';
 import { endpointView } from './shared.ts';
 import type { RtpRemote } from './types.ts';
@@ -28,12 +29,16 @@ export class MediaHost {
   readonly sessions = new Map<number, RtpSession>();
   /** Where the next port search starts: ports go round the range, so a freed one rests a while. */
   private cursor: number;
+  private readonly timing: SendTimingRecorder;
 
   constructor(
     private readonly settings: HostSettings,
     private readonly now: () => number,
+    /** The counters of how late packets and ticks are (send-timing.ts), shared with the main thread. */
+    timing: SharedArrayBuffer,
   ) {
     this.cursor = settings.portMin;
+    this.timing = new SendTimingRecorder(timing);
   }
 
   /** Binds a port for endpoint `id` (`port`, else the next free even one) and starts its session. */
@@ -71,7 +76,15 @@ export class MediaHost {
         throw err;
       }
       const settings = { timeoutMs: this.settings.timeoutMs, comfortSilence: this.settings.comfortSilence };
-      const session = new RtpSession(id, socket, endpointView(endpoint), ringView(ring), settings, this.now);
+      const session = new RtpSession(
+        id,
+        socket,
+        endpointView(endpoint),
+        ringView(ring),
+        settings,
+        this.now,
+        this.timing,
+      );
       this.sessions.get(id)?.close();
       this.sessions.set(id, session);
       return candidate;
@@ -96,6 +109,7 @@ export class MediaHost {
 
   /** Every session whose beat this is (`phase` of `phases`; all of them with one phase). */
   beat(gridAt: number, phase = 0, phases = 1): void {
+    this.timing.tick(this.now() - gridAt);
     for (const session of this.sessions.values()) {
       if (session.id % phases !== phase) continue;
       try {

@@ -47,7 +47,7 @@ function reply(message: FromMediaWorker): void {
 
 parentPort?.on('message', (message: ToMediaWorker) => {
   if (message.kind === 'init') {
-    host = new MediaHost(message.settings, now);
+    host = new MediaHost(message.settings, now, message.timing);
     return;
   }
   if (!host) return;

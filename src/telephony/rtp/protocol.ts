@@ -12,7 +12,12 @@ export interface HostSettings {
 }
 
 export type ToMediaWorker =
-  | { kind: 'init'; settings: HostSettings }
+  | {
+      kind: 'init';
+      settings: HostSettings;
+      /** The send timing counters (send-timing.ts), kept by RtpMedia across workers. */
+      timing: SharedArrayBuffer;
+    }
   | {
       kind: 'open';
       id: number;

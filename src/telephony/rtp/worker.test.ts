@@ -66,6 +66,10 @@ describe('RTP media in the media worker', () => {
     expect(frames.every((f) => f.sampleRate === 8000)).toBe(true);
     expect(endpoint.linkStats()).toMatchObject({ framesIn: 10, packetLoss: 0 });
 
+    // The worker stamps every packet it sends (send-timing.ts) where this thread reads it.
+    const counted = media.sendTiming().packets.count;
+    expect(counted).toBeGreaterThanOrEqual(far.packets.length);
+
     // The worker dies: a new one takes the port over and the stream goes on.
     const before = far.packets.at(-1)!;
     await workers[0]!.terminate();
@@ -76,6 +80,8 @@ describe('RTP media in the media worker', () => {
     expect(after.ssrc).toBe(before.ssrc);
     expect(after.fromPort).toBe(endpoint.port);
     expect(((after.sequence - before.sequence) & 0xffff) > 0).toBe(true);
+    // Its counts carry on where the dead worker's stopped.
+    expect(media.sendTiming().packets.count).toBeGreaterThan(counted);
     const heard = frames.length;
     for (let seq = 10; seq < 15; seq += 1)
       far.sendRtp(
