@@ -676,8 +676,8 @@ function report(r: ReportInput): string {
   in data speech 500 ms after each agent line) and receives Parley's. ${SETTLE_MS / 1000} s after the last call started the
   window opens (${r.s.stepS} s); the calls stay up ${HOLD_AFTER_MS / 1000} s past it, then sipp sends BYE.
 - Send lateness (the target's figure): stamped by Parley's media worker itself
-  (src/telephony/rtp/send-timing.ts): per RTP packet, the moment it was handed to its socket (Node
-  sends the datagram when the worker's tick has run every call due on it: an understatement by that)
+  (src/telephony/rtp/send-timing.ts): per RTP packet, the moment its socket's send() returned (the
+  datagram handed to the kernel: an IP address needs no lookup, so the send is done inside the call)
   minus its slot on the worker's 20 ms grid (the slot its RTP timestamp stands for); counted in 10 µs
   buckets in shared memory, read through \`RtpMedia.sendTiming()\` at both ends of the window. Every
   packet counts: audio, comfort silence, events. Tick wake-up: each 5 ms tick of the worker's beat

@@ -1,4 +1,6 @@
 import { createSocket, type Socket } from 'node:dgram';
+import { lookup, type LookupOneOptions } from 'node:dns';
+import { isIP } from 'node:net';
 import { ringView } from '../pacing/index.ts';
 import type { HostSettings } from './protocol.ts';
 import { SendTimingRecorder } from './send-timing.ts';
@@ -23,6 +25,22 @@ function bind(socket: Socket, port: number, address: string): Promise<void> {
       resolve();
     });
   });
+}
+
+/**
+ * The sockets' address lookup: an IP address (what we send to: the SDP's, or the source we latched
+ * onto) is answered at once, so a packet leaves inside the socket's send() instead of on a later
+ * tick after the whole beat's work (Node's default lookup answers even an IP address on the next
+ * tick); a name is looked up as usual.
+ */
+export function addressLookup(
+  hostname: string,
+  options: LookupOneOptions,
+  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+): void {
+  const family = isIP(hostname);
+  if (family !== 0) callback(null, hostname, family);
+  else lookup(hostname, options, callback);
 }
 
 export class MediaHost {
@@ -63,7 +81,7 @@ export class MediaHost {
         this.cursor += 2;
         if (taken.has(candidate)) continue;
       }
-      const socket = createSocket({ type });
+      const socket = createSocket({ type, lookup: addressLookup });
       try {
         await bind(socket, candidate, bindAddress);
       } catch (err) {

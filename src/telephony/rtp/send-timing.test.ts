@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../core/index.ts';
 import { FrameRing } from '../pacing/index.ts';
-import { MediaHost } from './host.ts';
+import { MediaHost, addressLookup } from './host.ts';
 import { createRtpMedia } from './media.ts';
 import {
   SendTimingRecorder,
@@ -87,6 +87,20 @@ describe('send timing counters', () => {
 
   it('refuses a buffer of the wrong size', () => {
     expect(() => new SendTimingRecorder(new SharedArrayBuffer(64))).toThrow(RangeError);
+  });
+});
+
+describe("the media sockets' address lookup", () => {
+  it('answers an IP address before it returns (the packet leaves inside send()), a name later', async () => {
+    const answers: string[] = [];
+    addressLookup('127.0.0.1', { family: 4 }, (err, address, family) => answers.push(`${address}/${family}`));
+    addressLookup('::1', { family: 6 }, (err, address, family) => answers.push(`${address}/${family}`));
+    expect(answers).toEqual(['127.0.0.1/4', '::1/6']);
+    const named = new Promise<string>((resolve) =>
+      addressLookup('localhost', { family: 4 }, (err, address) => resolve(err ? 'error' : address)),
+    );
+    expect(answers).toHaveLength(2);
+    expect(await named).toBe('127.0.0.1');
   });
 });
 

@@ -1,5 +1,5 @@
 // How late the RTP media thread sends (docs/sip.md, "Media (RTP)"): per packet, how long after its
-// slot on the 20 ms grid it was handed to its socket; per tick of the thread, how long
+// slot on the 20 ms grid it left (the socket's send returned); per tick of the thread, how long
 // after the tick's time it woke. Fixed-bucket counters in one SharedArrayBuffer that RtpMedia
 // creates and hands to whichever thread runs the media (a replacement worker carries on with the
 // same counts). Only that thread writes: a packet costs a subtraction, a bucket index and four

@@ -363,8 +363,7 @@ export class RtpSession {
     const to = this.latched ?? remote;
     // A datagram that cannot leave is lost like one on the network (the socket's 'error' below).
     this.socket.send(buffer.subarray(0, length), to.port, to.address);
-    // Handed to the socket. Node's lookup answers even an IP address on the next tick, so the
-    // datagram itself goes out when this tick's run ends: this understates by the rest of the run.
+    // The send is done by now (an IP address needs no lookup: host.ts), so this is when it left.
     this.timing.packet(this.now() - gridAt);
   }
 
