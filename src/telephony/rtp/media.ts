@@ -103,6 +103,15 @@ export function createRtpMedia(options: RtpMediaOptions & RtpMediaTestOptions): 
     };
     worker.on('error', (err) => logger?.error({ err }, 'RTP media worker failed'));
     worker.on('message', (message: FromMediaWorker) => {
+      if (message.kind === 'priority') {
+        if (message.raised) logger?.debug('RTP media thread runs at a raised priority');
+        else
+          logger?.warn(
+            { reason: message.reason },
+            'RTP media thread could not raise its priority: on a busy machine packets may leave late',
+          );
+        return;
+      }
       const waiter = opening.get(message.id);
       if (!waiter) return;
       opening.delete(message.id);
