@@ -4,7 +4,7 @@
 // call, SEQUENTIAL), so Parley's RTP goes there and never to sipp. Each call stays up `holdMs`,
 // then sipp hangs up with BYE.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onCleanup } from './lib.ts';
 
@@ -72,7 +72,7 @@ const SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
 `;
 
 export interface SippCallers {
-  /** sipp's exit: 0 when every call ran as written; what it printed last. */
+  /** sipp's exit: 0 when every call ran as written; what it printed last (and its error log). */
   done: Promise<{ code: number | null; out: string }>;
   kill(): void;
 }
@@ -138,7 +138,13 @@ export function startSippCallers(options: {
   child.stderr.on('data', keep);
   const done = new Promise<{ code: number | null; out: string }>((resolve) => {
     child.once('error', (err) => resolve({ code: -1, out: `sipp did not start: ${err.message}` }));
-    child.once('exit', (code) => resolve({ code, out }));
+    child.once('exit', (code) => {
+      // What went wrong, call by call (-trace_err), before the temp dir goes.
+      if (code !== 0)
+        for (const file of readdirSync(dir).filter((f) => f.endsWith('_errors.log')))
+          out += `\n${file}:\n${readFileSync(join(dir, file), 'utf8').slice(-2000)}`;
+      resolve({ code, out });
+    });
   });
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -113,6 +113,8 @@ export interface App {
   readonly logger: Logger;
   readonly bootstrap: BootstrapResult;
   readonly engine: Engine;
+  /** The SIP carrier and its RTP media when this node runs SIP calls (e.g. the media's sendTiming()). */
+  readonly sip: Pick<SipSetup, 'carrier' | 'media'> | null;
   /** Listens on the configured host and port; resolves to the base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -362,6 +364,7 @@ export async function openSip(
       clock,
       logger,
       ringTimeoutMs: sip.ringTimeoutMs,
+      rateLimit: { perSecond: sip.rateLimitPerSecond, burst: 2 * sip.rateLimitPerSecond },
     });
     logger.info({ sip_port: carrier.port }, 'SIP carrier listening');
     return {
@@ -705,6 +708,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         return ready.listen({ host: config.host, port: config.port });
       },
       engine: running,
+      sip: telephony ? { carrier: telephony.carrier, media: telephony.media } : null,
       async close() {
         await ready.close();
         await running.stop(config.shutdownTimeoutMs);

@@ -67,6 +67,7 @@ const TEST_SIP: SipConfig = {
   rtpPortMax: 0,
   ringTimeoutMs: 60_000,
   rtpTimeoutMs: 30_000,
+  rateLimitPerSecond: 10,
 };
 TEST_SIP.rtpPortMax = TEST_SIP.rtpPortMin + 2_000;
 

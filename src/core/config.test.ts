@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       PARLEY_RTP_PORT_MAX: '30999',
       PARLEY_SIP_RING_TIMEOUT_MS: '45000',
       PARLEY_RTP_TIMEOUT_MS: '20000',
+      PARLEY_SIP_RATE_LIMIT_PER_SECOND: '250',
     });
     expect(config).toEqual({
       host: '0.0.0.0',
@@ -77,6 +78,7 @@ describe('loadConfig', () => {
         rtpPortMax: 30_999,
         ringTimeoutMs: 45_000,
         rtpTimeoutMs: 20_000,
+        rateLimitPerSecond: 250,
       },
     });
   });
@@ -91,6 +93,7 @@ describe('loadConfig', () => {
       rtpPortMax: 29_999,
       ringTimeoutMs: 60_000,
       rtpTimeoutMs: 30_000,
+      rateLimitPerSecond: 10,
     });
     expect(loadConfig({ HOST: '0.0.0.0' }).sip?.publicAddress).toBe('127.0.0.1');
     expect(loadConfig({ PARLEY_SIP: 'off' }).sip).toBeUndefined();
@@ -161,6 +164,7 @@ describe('loadConfig', () => {
     [{ PARLEY_SIP_TRANSPORTS: 'udp,tls' }, 'PARLEY_SIP_TRANSPORTS'],
     [{ PARLEY_RTP_PORT_MIN: '40000', PARLEY_RTP_PORT_MAX: '30000' }, 'PARLEY_RTP_PORT_MAX'],
     [{ PARLEY_RTP_TIMEOUT_MS: '5' }, 'PARLEY_RTP_TIMEOUT_MS'],
+    [{ PARLEY_SIP_RATE_LIMIT_PER_SECOND: '0' }, 'PARLEY_SIP_RATE_LIMIT_PER_SECOND'],
     [
       { PARLEY_TWILIO_ACCOUNT_SID: 'AC1', PARLEY_TWILIO_AUTH_TOKEN: 't', PARLEY_TWILIO_BASE_URL: 'ftp://x' },
       'PARLEY_TWILIO_BASE_URL',

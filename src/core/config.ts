@@ -66,6 +66,11 @@ export interface SipConfig {
   ringTimeoutMs: number;
   /** A call whose far end sends no RTP this long (not on hold) is ended. */
   rtpTimeoutMs: number;
+  /**
+   * Requests that open something (INVITE, OPTIONS, REGISTER...) taken per source address and
+   * second, in bursts of twice that; beyond it they are dropped unanswered.
+   */
+  rateLimitPerSecond: number;
 }
 
 function sipConfig(env: Env, host: string): SipConfig | undefined {
@@ -98,6 +103,7 @@ function sipConfig(env: Env, host: string): SipConfig | undefined {
     rtpPortMax,
     ringTimeoutMs: intVar(env, 'PARLEY_SIP_RING_TIMEOUT_MS', 60_000, 1_000, 600_000),
     rtpTimeoutMs: intVar(env, 'PARLEY_RTP_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+    rateLimitPerSecond: intVar(env, 'PARLEY_SIP_RATE_LIMIT_PER_SECOND', 10, 1, 100_000),
   };
 }
 

@@ -1,6 +1,9 @@
 import { createSocket, type Socket } from 'node:dgram';
+import { lookup, type LookupOneOptions } from 'node:dns';
+import { isIP } from 'node:net';
 import { ringView } from '../pacing/index.ts';
 import type { HostSettings } from './protocol.ts';
+import { SendTimingRecorder } from './send-timing.ts';
 import { RtpSession } from './session.ts';
 import { endpointView } from './shared.ts';
 import type { RtpRemote } from './types.ts';
@@ -24,16 +27,36 @@ function bind(socket: Socket, port: number, address: string): Promise<void> {
   });
 }
 
+/**
+ * The sockets' address lookup: an IP address (what we send to: the SDP's, or the source we latched
+ * onto) is answered at once, so a packet leaves inside the socket's send() instead of on a later
+ * tick after the whole beat's work (Node's default lookup answers even an IP address on the next
+ * tick); a name is looked up as usual.
+ */
+export function addressLookup(
+  hostname: string,
+  options: LookupOneOptions,
+  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+): void {
+  const family = isIP(hostname);
+  if (family !== 0) callback(null, hostname, family);
+  else lookup(hostname, options, callback);
+}
+
 export class MediaHost {
   readonly sessions = new Map<number, RtpSession>();
   /** Where the next port search starts: ports go round the range, so a freed one rests a while. */
   private cursor: number;
+  private readonly timing: SendTimingRecorder;
 
   constructor(
     private readonly settings: HostSettings,
     private readonly now: () => number,
+    /** The counters of how late packets and ticks are (send-timing.ts), shared with the main thread. */
+    timing: SharedArrayBuffer,
   ) {
     this.cursor = settings.portMin;
+    this.timing = new SendTimingRecorder(timing);
   }
 
   /** Binds a port for endpoint `id` (`port`, else the next free even one) and starts its session. */
@@ -58,7 +81,7 @@ export class MediaHost {
         this.cursor += 2;
         if (taken.has(candidate)) continue;
       }
-      const socket = createSocket({ type });
+      const socket = createSocket({ type, lookup: addressLookup });
       try {
         await bind(socket, candidate, bindAddress);
       } catch (err) {
@@ -71,7 +94,15 @@ export class MediaHost {
         throw err;
       }
       const settings = { timeoutMs: this.settings.timeoutMs, comfortSilence: this.settings.comfortSilence };
-      const session = new RtpSession(id, socket, endpointView(endpoint), ringView(ring), settings, this.now);
+      const session = new RtpSession(
+        id,
+        socket,
+        endpointView(endpoint),
+        ringView(ring),
+        settings,
+        this.now,
+        this.timing,
+      );
       this.sessions.get(id)?.close();
       this.sessions.set(id, session);
       return candidate;
@@ -96,6 +127,7 @@ export class MediaHost {
 
   /** Every session whose beat this is (`phase` of `phases`; all of them with one phase). */
   beat(gridAt: number, phase = 0, phases = 1): void {
+    this.timing.tick(this.now() - gridAt);
     for (const session of this.sessions.values()) {
       if (session.id % phases !== phase) continue;
       try {

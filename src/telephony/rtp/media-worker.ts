@@ -1,8 +1,10 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort } from 'node:worker_threads';
 import { FRAME_MS } from '../../media/index.ts';
 import { MediaHost, PortsExhaustedError } from './host.ts';
-import type { FromMediaWorker, ToMediaWorker } from './protocol.ts';
+import { MEDIA_NICE, type FromMediaWorker, type ToMediaWorker } from './protocol.ts';
 
 // The RTP media worker (docs/sip.md, "Media (RTP)"): owns the calls' UDP sockets, jitter buffers
 // and codecs. Its 20 ms beat is cut into SUB_BEATS ticks, each session beating on one of them, so
@@ -45,9 +47,29 @@ function reply(message: FromMediaWorker): void {
   parentPort?.postMessage(message);
 }
 
+/**
+ * Asks the scheduler to run this thread first when it wakes (nice MEDIA_NICE for this thread
+ * alone, as the frame pacer does, src/telephony/pacing/pacer-worker.ts): on a busy machine a
+ * thread of ordinary priority waits for a core behind the main thread, the garbage collector's
+ * helpers and other processes, and every call's packets of its tick leave that much later.
+ * Needs CAP_SYS_NICE (root has it).
+ */
+function raisePriority(): FromMediaWorker {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid)) throw new Error('no thread id in /proc/thread-self');
+    setPriority(tid, MEDIA_NICE);
+    return { kind: 'priority', raised: true };
+  } catch (err) {
+    return { kind: 'priority', raised: false, reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+reply(raisePriority());
+
 parentPort?.on('message', (message: ToMediaWorker) => {
   if (message.kind === 'init') {
-    host = new MediaHost(message.settings, now);
+    host = new MediaHost(message.settings, now, message.timing);
     return;
   }
   if (!host) return;

@@ -4,6 +4,7 @@ import { createFrameTicker, type FrameTick } from '../pacing/index.ts';
 import { Endpoint, type EndpointLink } from './endpoint.ts';
 import { MediaHost, PortsExhaustedError } from './host.ts';
 import type { FromMediaWorker, HostSettings, ToMediaWorker } from './protocol.ts';
+import { readSendTiming, sendTimingBuffer } from './send-timing.ts';
 import type { RtpEndpoint, RtpMedia, RtpMediaOptions, RtpRemote } from './types.ts';
 
 // One node's RTP media (docs/sip.md, "Media (RTP)"): the endpoints of its calls, and the thread
@@ -53,6 +54,8 @@ export function createRtpMedia(options: RtpMediaOptions & RtpMediaTestOptions): 
   };
   const spawn = options.spawn ?? (() => spawnSiblingWorker(import.meta.url, 'media-worker'));
   const ticker = createFrameTicker(clock);
+  // One set of counters for the node's media, whichever thread runs it (a new worker carries on).
+  const timing = sendTimingBuffer();
   const endpoints = new Map<number, Endpoint>();
   let nextId = 1;
   let restarts = 0;
@@ -60,7 +63,7 @@ export function createRtpMedia(options: RtpMediaOptions & RtpMediaTestOptions): 
 
   /** Caller mode: the media runs on this thread, on the beat before the endpoints hand frames over. */
   function callerLink(): MediaLink {
-    const host = new MediaHost(settings, () => clock.now());
+    const host = new MediaHost(settings, () => clock.now(), timing);
     const beat: FrameTick = { send: (at) => host.beat(at), deliver: () => {} };
     let beating = false;
     return {
@@ -100,6 +103,15 @@ export function createRtpMedia(options: RtpMediaOptions & RtpMediaTestOptions): 
     };
     worker.on('error', (err) => logger?.error({ err }, 'RTP media worker failed'));
     worker.on('message', (message: FromMediaWorker) => {
+      if (message.kind === 'priority') {
+        if (message.raised) logger?.debug('RTP media thread runs at a raised priority');
+        else
+          logger?.warn(
+            { reason: message.reason },
+            'RTP media thread could not raise its priority: on a busy machine packets may leave late',
+          );
+        return;
+      }
       const waiter = opening.get(message.id);
       if (!waiter) return;
       opening.delete(message.id);
@@ -112,7 +124,7 @@ export function createRtpMedia(options: RtpMediaOptions & RtpMediaTestOptions): 
       opening.clear();
       if (!closed && link === self) replace(code);
     });
-    post({ kind: 'init', settings });
+    post({ kind: 'init', settings, timing });
     const self: MediaLink = {
       thread: 'worker',
       open(endpoint, port) {
@@ -172,6 +184,7 @@ export function createRtpMedia(options: RtpMediaOptions & RtpMediaTestOptions): 
     get thread() {
       return link.thread;
     },
+    sendTiming: () => readSendTiming(timing),
     async allocate(): Promise<RtpEndpoint> {
       if (closed) throw exhausted('RTP media is closed');
       const endpoint = new Endpoint(nextId++, current, (ended) => {

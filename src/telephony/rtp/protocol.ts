@@ -12,7 +12,12 @@ export interface HostSettings {
 }
 
 export type ToMediaWorker =
-  | { kind: 'init'; settings: HostSettings }
+  | {
+      kind: 'init';
+      settings: HostSettings;
+      /** The send timing counters (send-timing.ts), kept by RtpMedia across workers. */
+      timing: SharedArrayBuffer;
+    }
   | {
       kind: 'open';
       id: number;
@@ -28,4 +33,9 @@ export type ToMediaWorker =
 
 export type FromMediaWorker =
   | { kind: 'opened'; id: number; port: number }
-  | { kind: 'open-failed'; id: number; message: string; exhausted: boolean };
+  | { kind: 'open-failed'; id: number; message: string; exhausted: boolean }
+  /** Sent once as it starts: whether its thread got MEDIA_NICE. */
+  | { kind: 'priority'; raised: boolean; reason?: string };
+
+/** The media worker thread's nice value, as the frame pacer's (lower runs first; ordinary threads are at 0). */
+export const MEDIA_NICE = -10;

@@ -37,6 +37,7 @@ import {
   writeFrame,
   type EndpointView,
 } from './shared.ts';
+import type { SendTimingRecorder } from './send-timing.ts';
 import type { RtpCodecName, RtpRemote } from './types.ts';
 
 // One call's RTP, on the thread that runs the media (the media worker, or the main thread in
@@ -146,6 +147,8 @@ export class RtpSession {
     private readonly ring: RingView,
     private readonly options: SessionOptions,
     private readonly now: () => number,
+    /** Where each packet's lateness against its slot is counted (send-timing.ts). */
+    private readonly timing: SendTimingRecorder,
   ) {
     this.onSlot = (slot, talkspurtStart, gridAt) => this.sendSlot(slot, talkspurtStart, gridAt);
     socket.on('message', (message: Buffer, rinfo) => this.packet(message, rinfo.address, rinfo.port));
@@ -360,6 +363,8 @@ export class RtpSession {
     const to = this.latched ?? remote;
     // A datagram that cannot leave is lost like one on the network (the socket's 'error' below).
     this.socket.send(buffer.subarray(0, length), to.port, to.address);
+    // The send is done by now (an IP address needs no lookup: host.ts), so this is when it left.
+    this.timing.packet(this.now() - gridAt);
   }
 
   /**

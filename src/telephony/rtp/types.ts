@@ -1,5 +1,6 @@
 import type { Clock, Logger } from '../../core/index.ts';
 import type { AudioFrame, LinkStats, MediaReceiver } from '../../media/index.ts';
+import type { RtpSendTiming } from './send-timing.ts';
 
 // What the SIP carrier composes with its dialogs (docs/sip.md, "Media (RTP)"): one RtpMedia per
 // node owns the media worker and the RTP port range; each call's media is an RtpEndpoint, the media
@@ -38,6 +39,11 @@ export interface RtpMedia {
   readonly inUse: number;
   /** Where the media runs now: 'caller' after a worker that kept dying was given up. */
   readonly thread: 'worker' | 'caller';
+  /**
+   * How late the media thread has sent, since the media was created: per RTP packet, against its
+   * slot on the 20 ms grid, and per tick of its beat (a copy; `timingSince` of two gives a window).
+   */
+  sendTiming(): RtpSendTiming;
 }
 
 export type RtpCodecName = 'PCMU' | 'PCMA' | 'opus';

@@ -1,8 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnSiblingWorker } from '../../core/index.ts';
+import { createLogger, spawnSiblingWorker } from '../../core/index.ts';
 import { SESSION_RATE, mulawEncode, type AudioFrame } from '../../media/index.ts';
 import { createRtpMedia } from './media.ts';
+import { MEDIA_NICE } from './protocol.ts';
 import { createRtpPeer } from './testing/peer.ts';
 
 // RTP media in its worker (real time): the worker owns the sockets and codecs; the main thread
@@ -66,6 +68,10 @@ describe('RTP media in the media worker', () => {
     expect(frames.every((f) => f.sampleRate === 8000)).toBe(true);
     expect(endpoint.linkStats()).toMatchObject({ framesIn: 10, packetLoss: 0 });
 
+    // The worker stamps every packet it sends (send-timing.ts) where this thread reads it.
+    const counted = media.sendTiming().packets.count;
+    expect(counted).toBeGreaterThanOrEqual(far.packets.length);
+
     // The worker dies: a new one takes the port over and the stream goes on.
     const before = far.packets.at(-1)!;
     await workers[0]!.terminate();
@@ -76,6 +82,8 @@ describe('RTP media in the media worker', () => {
     expect(after.ssrc).toBe(before.ssrc);
     expect(after.fromPort).toBe(endpoint.port);
     expect(((after.sequence - before.sequence) & 0xffff) > 0).toBe(true);
+    // Its counts carry on where the dead worker's stopped.
+    expect(media.sendTiming().packets.count).toBeGreaterThan(counted);
     const heard = frames.length;
     for (let seq = 10; seq < 15; seq += 1)
       far.sendRtp(
@@ -85,5 +93,34 @@ describe('RTP media in the media worker', () => {
     await until(() => frames.slice(heard).filter((f) => f.samples[0] !== 0).length === 5, 'speech after');
     endpoint.close();
     expect(media.inUse).toBe(0);
+  });
+
+  it('runs its thread at a raised priority where the system lets it, and says which', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (line: string) => void lines.push(line) },
+    });
+    const media = createRtpMedia({
+      bindAddress: '127.0.0.1',
+      portMin: BASE + 40,
+      portMax: BASE + 60,
+      logger,
+    });
+    cleanups.push(() => media.close());
+    await until(
+      () => lines.some((line) => line.includes('RTP media thread')),
+      'the worker told its priority',
+    );
+    // Each thread's nice value: field 19 of /proc/self/task/<tid>/stat, the 17th after "pid (comm) ".
+    const nices = readdirSync('/proc/self/task').map((tid) => {
+      try {
+        return Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+      } catch {
+        return Number.NaN; // a thread that ended meanwhile
+      }
+    });
+    if (lines.some((line) => line.includes('runs at a raised priority'))) expect(nices).toContain(MEDIA_NICE);
+    else expect(lines.join('')).toContain('could not raise its priority');
   });
 });
