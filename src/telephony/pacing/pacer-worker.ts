@@ -1,7 +1,6 @@
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { parentPort } from 'node:worker_threads';
+import { raiseThreadPriority } from '../../core/index.ts';
 import { PACER_NICE, type FromPacerWorker, type ToPacerWorker } from './pacer-protocol.ts';
 import { ringView, socketView } from './ring-layout.ts';
 import { SUB_BEATS, TICK_MS, tick, type PacedView } from './tick.ts';
@@ -18,21 +17,8 @@ const rings = new Map<number, PacedView>();
 const parked = new Int32Array(new SharedArrayBuffer(4));
 let running = false;
 
-/**
- * Asks the scheduler to run this thread first when it wakes (nice PACER_NICE for this thread
- * alone, as media servers do for their media threads): on a busy machine a woken thread of
- * ordinary priority may wait milliseconds for a core. Needs CAP_SYS_NICE (root has it).
- */
-function raisePriority(): FromPacerWorker {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (!Number.isInteger(tid)) throw new Error('no thread id in /proc/thread-self');
-    setPriority(tid, PACER_NICE);
-    return { kind: 'priority', raised: true };
-  } catch (err) {
-    return { kind: 'priority', raised: false, reason: err instanceof Error ? err.message : String(err) };
-  }
-}
+/** This thread runs first when it wakes (core/worker.ts). */
+const raisePriority = (): FromPacerWorker => ({ kind: 'priority', ...raiseThreadPriority(PACER_NICE) });
 
 async function beat(): Promise<void> {
   running = true;

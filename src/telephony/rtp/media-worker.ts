@@ -1,7 +1,6 @@
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort } from 'node:worker_threads';
+import { raiseThreadPriority } from '../../core/index.ts';
 import { FRAME_MS } from '../../media/index.ts';
 import { MediaHost, PortsExhaustedError } from './host.ts';
 import { MEDIA_NICE, type FromMediaWorker, type ToMediaWorker } from './protocol.ts';
@@ -47,23 +46,8 @@ function reply(message: FromMediaWorker): void {
   parentPort?.postMessage(message);
 }
 
-/**
- * Asks the scheduler to run this thread first when it wakes (nice MEDIA_NICE for this thread
- * alone, as the frame pacer does, src/telephony/pacing/pacer-worker.ts): on a busy machine a
- * thread of ordinary priority waits for a core behind the main thread, the garbage collector's
- * helpers and other processes, and every call's packets of its tick leave that much later.
- * Needs CAP_SYS_NICE (root has it).
- */
-function raisePriority(): FromMediaWorker {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (!Number.isInteger(tid)) throw new Error('no thread id in /proc/thread-self');
-    setPriority(tid, MEDIA_NICE);
-    return { kind: 'priority', raised: true };
-  } catch (err) {
-    return { kind: 'priority', raised: false, reason: err instanceof Error ? err.message : String(err) };
-  }
-}
+/** This thread runs first when it wakes (core/worker.ts). */
+const raisePriority = (): FromMediaWorker => ({ kind: 'priority', ...raiseThreadPriority(MEDIA_NICE) });
 
 reply(raisePriority());
 
