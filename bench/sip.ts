@@ -14,9 +14,14 @@
 //   line) and stamps every packet of Parley's on arrival.
 //
 // Figures per step (calls started at PARLEY_BENCH_SIP_RATE a second, 3 s to settle, then the window):
-// - Frame-send lateness, measured at the receiver: each packet's arrival against the 20 ms grid its
-//   RTP timestamp says it belongs to (Parley stamps timestamps from its media worker's grid), per call
-//   from its least-late packet. It includes loopback and the peers' own read delay: an upper bound.
+// - Frame-send lateness, where Parley sends: the media worker's own counters (RtpMedia.sendTiming(),
+//   src/telephony/rtp/send-timing.ts), read at both ends of the window: per packet, when it left
+//   against its slot on the worker's 20 ms grid; per tick of the worker, when it woke.
+// - Arrival lateness at the receiver: each packet's arrival against the 20 ms grid its RTP timestamp
+//   says it belongs to, per call from its least-late packet: send lateness plus loopback and the
+//   peers' own read delay.
+// - Every call from sipp's one address: Parley's per-source limit is raised above sipp's rate
+//   (PARLEY_SIP_RATE_LIMIT_PER_SECOND), else most INVITEs would come in late or never.
 // - Loss: sequence numbers that never reached the peers; Parley's own link statistics for the other
 //   direction (the calls' `quality.link`).
 // - CPU: the Parley process (all its threads) and its main thread alone (/proc/self/task), over
