@@ -13,8 +13,8 @@ import {
   type AudioFrame,
 } from '../../media/index.ts';
 import { createRtpMedia } from './media.ts';
-import { createRtpPeer, type RtpPeer } from './testing/peer.ts';
-import type { RtpMedia, RtpRemote } from './types.ts';
+import { createRtpPeer, remoteOf, type RtpPeer } from './testing/peer.ts';
+import type { RtpMedia } from './types.ts';
 
 // RTP media in `caller` mode: the media runs on this thread on a manual clock's beat, so every
 // 20 ms is stepped by the test; the sockets are real UDP sockets on 127.0.0.1.
@@ -49,16 +49,6 @@ async function peer(): Promise<RtpPeer> {
   cleanups.push(() => p.close());
   return p;
 }
-
-const remoteOf = (p: RtpPeer, over: Partial<RtpRemote> = {}): RtpRemote => ({
-  address: '127.0.0.1',
-  port: p.port,
-  codec: 'PCMU',
-  payloadType: 0,
-  telephoneEvent: 101,
-  direction: 'sendrecv',
-  ...over,
-});
 
 /** Waits (real time, for the sockets) until `check` holds. */
 async function until(check: () => boolean, what: string): Promise<void> {

@@ -13,8 +13,7 @@ import {
   timingSince,
 } from './send-timing.ts';
 import { endpointBuffer, endpointView, SEND_LAST_AT } from './shared.ts';
-import { createRtpPeer, type RtpPeer } from './testing/peer.ts';
-import type { RtpRemote } from './types.ts';
+import { createRtpPeer, remoteOf, type RtpPeer } from './testing/peer.ts';
 
 // The media thread's send timing: fixed 10 µs buckets in shared memory, per packet (how late it
 // left against its slot on the 20 ms grid) and per tick (how late the thread woke). The clock is
@@ -110,14 +109,6 @@ describe('send timing in the media thread', () => {
     cleanups.push(() => p.close());
     return p;
   }
-  const remoteOf = (p: RtpPeer): RtpRemote => ({
-    address: '127.0.0.1',
-    port: p.port,
-    codec: 'PCMU',
-    payloadType: 0,
-    telephoneEvent: 101,
-    direction: 'sendrecv',
-  });
 
   it('stamps each packet as it leaves against its slot, and each tick as it starts', async () => {
     let now = 0;

@@ -1,5 +1,6 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { buildRtp, parseRtp, type RtpPacket, type RtpPacketInit } from '../../../media/index.ts';
+import type { RtpRemote } from '../types.ts';
 
 // A tiny far end for RTP tests: a UDP socket on 127.0.0.1 that records every RTP packet it gets
 // and sends what a test tells it to.
@@ -51,4 +52,17 @@ export async function createRtpPeer(): Promise<RtpPeer> {
 /** Lets pending socket events run (a datagram sent on loopback is readable by then). */
 export async function settle(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i += 1) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+/** Where our RTP goes to reach `peer`: PCMU with telephone-event 101, both ways, unless `over` says. */
+export function remoteOf(peer: RtpPeer, over: Partial<RtpRemote> = {}): RtpRemote {
+  return {
+    address: '127.0.0.1',
+    port: peer.port,
+    codec: 'PCMU',
+    payloadType: 0,
+    telephoneEvent: 101,
+    direction: 'sendrecv',
+    ...over,
+  };
 }
