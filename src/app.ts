@@ -214,12 +214,18 @@ export async function offlineSpeech(options: {
   const vad = createEnergyVAD();
   const tts = createFliteTTS({ clock });
   const stt = await createPocketSphinxSTT({ clock, logger });
+  // The sim's callees hear the agents with decoders of their own: sharing the agents' pool, every
+  // simulated call would double the demand on it and the far end would starve the platform's own
+  // recognizer (one call's utterance waiting out its deadline while callees hear long greetings).
+  const farEndStt = options.simMode === 'audio' ? await createPocketSphinxSTT({ clock, logger }) : null;
   return {
     choice: { speech: { vad, stt, tts, voice: DEFAULT_FLITE_VOICE, voices: tts.voices } },
-    farEnd:
-      options.simMode === 'audio' ? createSimulatedVoice({ tts, stt, vad, voice: SIM_PERSON_VOICE }) : null,
+    farEnd: farEndStt
+      ? createSimulatedVoice({ tts, stt: farEndStt, vad, voice: SIM_PERSON_VOICE })
+      : null,
     async close() {
       await stt.close();
+      await farEndStt?.close();
       await tts.close();
     },
   };
