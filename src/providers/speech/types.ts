@@ -57,6 +57,12 @@ export interface STTOptions {
   language?: string;
   /** Words to favour (`transcriber_keywords`); ignored by engines that cannot use them. */
   keywords?: string[];
+  /**
+   * The rate the frames will come at (the call leg's: 8000 on telephone legs). Hosted adapters
+   * that connect before the first frame open their stream at this rate instead of resampling up;
+   * a frame at another rate is still accepted (resampled). Default 16000.
+   */
+  sampleRate?: SampleRate;
   /** Aborting closes the stream; results end. */
   signal?: AbortSignal;
 }
@@ -89,8 +95,24 @@ export interface TTSOptions {
   voice?: string;
   /** 1 = normal; 0.5 half as fast, 2 twice (`voice_speed`). */
   speed?: number;
+  /**
+   * The rate the call needs (8000 for telephone legs). An adapter whose vendor can produce it
+   * asks for it; others produce their own rate. Every frame states its rate either way.
+   */
+  sampleRate?: SampleRate;
+  /** The agent's voice tuning (`voice_stability`, ...), 0..1; used by vendors that take them. */
+  tuning?: VoiceTuning;
+  /** BCP 47 tag of the text (`language`); vendors that take it get it. */
+  language?: string;
   /** Aborting stops synthesis within one chunk; audio ends. */
   signal?: AbortSignal;
+}
+
+/** The agent's published voice settings, as vendors such as ElevenLabs take them. */
+export interface VoiceTuning {
+  stability?: number;
+  similarityBoost?: number;
+  style?: number;
 }
 
 /** A piece of synthesized speech: frames of one segment of the text pushed. */
@@ -123,6 +145,42 @@ export interface TTS {
   /** The rate of the frames it produces. */
   readonly sampleRate: SampleRate;
   stream(options?: TTSOptions): TTSStream;
+}
+
+// ---- Hosted providers -------------------------------------------------------------------------
+
+/**
+ * Whether a hosted provider's settings work (its key, base URL, model, voice), found by asking
+ * the vendor, not mid-call: checked at start and on the workspace's provider read. `reason` names
+ * what is wrong and never contains the key.
+ */
+export type ProviderHealth =
+  | { ok: true }
+  | { ok: false; problem: 'bad_key' | 'unreachable' | 'bad_model' | 'bad_voice' | 'bad_response'; reason: string };
+
+/** A voice a hosted TTS offers (`GET /v2/voices`). */
+export interface VendorVoice {
+  /** The vendor's own voice id (what `agent.voice_id` holds). */
+  id: string;
+  name: string;
+  gender: 'male' | 'female' | 'neutral' | null;
+  /** BCP 47 tags. */
+  languages: string[];
+  description: string;
+  /** The vendor's own sample, when it publishes one. */
+  previewUrl?: string;
+}
+
+/** A hosted STT (Deepgram, OpenAI-compatible, ...). */
+export interface HostedSTT extends STT {
+  check(signal?: AbortSignal): Promise<ProviderHealth>;
+}
+
+/** A hosted TTS (ElevenLabs, OpenAI-compatible, Cartesia, ...). */
+export interface HostedTTS extends TTS {
+  check(signal?: AbortSignal): Promise<ProviderHealth>;
+  /** The voices the key can use. */
+  voices(signal?: AbortSignal): Promise<VendorVoice[]>;
 }
 
 // ---- Errors ---------------------------------------------------------------------------------
