@@ -80,6 +80,7 @@ describe('loadConfig', () => {
         rtpTimeoutMs: 20_000,
         rateLimitPerSecond: 250,
       },
+      speech: { vendors: {}, stt: [], tts: [] },
     });
   });
 

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { speechConfig, type SpeechConfig } from './speech-config.ts';
 
 // The process configuration, read once from the environment by the composition root. Every
 // variable is listed in the README's configuration table; a bad value stops the start with a
@@ -50,6 +51,8 @@ export interface Config {
   inboundWebhookTimeoutMs: number;
   /** The SIP carrier (docs/sip.md); undefined when PARLEY_SIP=off. */
   sip: SipConfig | undefined;
+  /** Hosted speech vendors and their order (docs/speech-providers.md). */
+  speech: SpeechConfig;
 }
 
 export interface SipConfig {
@@ -266,5 +269,6 @@ export function loadConfig(env: Env = process.env): Config {
     wsMediaSender: wsMediaSenderVar(env),
     inboundWebhookTimeoutMs: intVar(env, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS', 2500, 100, 10_000),
     sip: sipConfig(env, host === 'localhost' ? '127.0.0.1' : host),
+    speech: speechConfig(env, (message) => new ConfigError(message)),
   };
 }

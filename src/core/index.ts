@@ -5,6 +5,7 @@ export * from './logger.ts';
 export * from './phone.ts';
 export * from './plans.ts';
 export * from './config.ts';
+export * from './speech-config.ts';
 export * from './http.ts';
 export * from './coalesce.ts';
 export * from './group-commit.ts';

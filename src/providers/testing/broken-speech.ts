@@ -2,10 +2,12 @@ import { createAsyncQueue } from '../../core/index.ts';
 import {
   SpeechError,
   type STT,
+  type STTOptions,
   type STTResult,
   type STTStream,
   type SynthesizedAudio,
   type TTS,
+  type TTSOptions,
   type TTSStream,
 } from '../speech/types.ts';
 
@@ -31,7 +33,7 @@ export function createBrokenSTT(
     name,
     partials: inner.partials,
     opened: 0,
-    stream(options = {}): STTStream {
+    stream(options: STTOptions = {}): STTStream {
       stt.opened += 1;
       if (broken.kind === 'stall' || broken.kind === 'refuse') {
         const results = createAsyncQueue<STTResult>();
@@ -91,7 +93,7 @@ export function createBrokenTTS(
     name,
     sampleRate: inner.sampleRate,
     voices: [] as (string | undefined)[],
-    stream(options = {}): TTSStream {
+    stream(options: TTSOptions = {}): TTSStream {
       tts.voices.push(options.voice);
       if (broken.kind === 'stall' || broken.kind === 'refuse') {
         const audio = createAsyncQueue<SynthesizedAudio>();
