@@ -9,6 +9,23 @@ import { HttpUrl, NonEmptyString, StringEnum } from './schema-types.ts';
 
 export const GREETING_MODES = ['human', 'agent_static', 'agent_dynamic'] as const;
 export const BACKGROUND_NOISE_TYPES = ['cafe', 'office'] as const;
+/** The published `transcriber_provider` values, then Parley's own recognizers. */
+export const TRANSCRIBER_PROVIDERS = [
+  'deepgram',
+  'deepgram-nova-3',
+  'synthflow-stt',
+  'openai',
+  'pocketsphinx',
+] as const;
+/** The published `fallback_provider` values, then Parley's own synthesizers. */
+export const FALLBACK_PROVIDERS = [
+  'elevenlabs',
+  'deepgram',
+  'synthflow',
+  'cartesia',
+  'openai',
+  'flite',
+] as const;
 
 const Str = (maxLength: number, description?: string) =>
   Type.String({ maxLength, ...(description ? { description } : {}) });
@@ -85,6 +102,14 @@ export const AgentConfig = Type.Object(
     synthesizer_filter_words: Type.Optional(
       Type.Array(Str(200), { maxItems: 500, description: 'Words never spoken by the synthesizer.' }),
     ),
+    // Speech providers (docs/speech-providers.md): the published names, plus Parley's own engines.
+    transcriber_provider: Type.Optional(
+      enumOf(TRANSCRIBER_PROVIDERS, 'The speech recognizer tried first; default the server order.'),
+    ),
+    fallback_voice_id: Type.Optional(
+      Str(200, "The voice spoken with when `voice_id`'s provider is not configured or fails."),
+    ),
+    fallback_provider: Type.Optional(enumOf(FALLBACK_PROVIDERS, 'The provider of `fallback_voice_id`.')),
   },
   { additionalProperties: true, description: 'Agent configuration; update merges it key by key.' },
 );

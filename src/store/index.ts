@@ -50,6 +50,7 @@ export type { NodeAbout, NodeInfo } from './nodes.ts';
 export type { WsMediaSessionRecord } from './ws-media-sessions.ts';
 export type { SipRegistrationRecord, SipRegistrationStateName } from './sip-registrations.ts';
 export type { TwilioAccountRecord, TwilioNumberHolder } from './twilio-accounts.ts';
+export type { SpeechProviderRecord } from './speech-providers.ts';
 export { newWebhookSecret } from './workspaces.ts';
 export {
   MAX_LOG_BODY_BYTES,

@@ -217,6 +217,7 @@ export interface Schema {
   call_turns: CallTurnTable;
   sip_registrations: SipRegistrationTable;
   twilio_accounts: TwilioAccountTable;
+  speech_providers: SpeechProviderTable;
 }
 
 /** A published agent version: an immutable snapshot of the agent's draft (020). */
@@ -541,6 +542,19 @@ export interface ContactTable {
   email: string | null;
   /** The client's `contact_metadata` object (JSON). */
   metadata: unknown;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A workspace's own settings for a hosted speech vendor (025). */
+export interface SpeechProviderTable {
+  workspace_id: string;
+  vendor: string;
+  api_key: string;
+  base_url: string | null;
+  stt_model: string | null;
+  tts_model: string | null;
+  voice: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -217,6 +217,36 @@ for (const target of storeTargets()) {
       });
     });
 
+    describe('speech providers', () => {
+      it("sets, replaces, lists (in vendor order) and removes a workspace's own vendors", async () => {
+        const w = await workspace();
+        const other = await workspace('other');
+        expect(await store.speechProviders.list(w.id)).toEqual([]);
+        await store.speechProviders.set(w.id, 'elevenlabs', { apiKey: 'el-1', voice: 'rachel' });
+        await store.speechProviders.set(w.id, 'deepgram', { apiKey: 'dg-1' });
+        clock.advance(1000);
+        const replaced = await store.speechProviders.set(w.id, 'deepgram', {
+          apiKey: 'dg-2',
+          baseUrl: 'ws://127.0.0.1:9',
+          sttModel: 'nova-3',
+        });
+        await store.speechProviders.set(other.id, 'cartesia', { apiKey: 'c' });
+        const listed = await store.speechProviders.list(w.id);
+        expect(listed.map((r) => r.vendor)).toEqual(['deepgram', 'elevenlabs']);
+        expect(listed[0]).toEqual(replaced);
+        expect(listed[0]?.settings).toEqual({
+          apiKey: 'dg-2',
+          baseUrl: 'ws://127.0.0.1:9',
+          sttModel: 'nova-3',
+        });
+        expect(listed[1]?.settings).toEqual({ apiKey: 'el-1', voice: 'rachel' });
+        expect(await store.speechProviders.remove(w.id, 'deepgram')).toBe(true);
+        expect(await store.speechProviders.remove(w.id, 'deepgram')).toBe(false);
+        expect((await store.speechProviders.list(w.id)).map((r) => r.vendor)).toEqual(['elevenlabs']);
+        expect((await store.speechProviders.list(other.id)).map((r) => r.vendor)).toEqual(['cartesia']);
+      });
+    });
+
     describe('twilio accounts', () => {
       const SID_A = `AC${'a'.repeat(32)}`;
       const SID_B = `AC${'b'.repeat(32)}`;

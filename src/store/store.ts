@@ -12,6 +12,7 @@ import { nodesRepo } from './nodes.ts';
 import { wsMediaSessionsRepo } from './ws-media-sessions.ts';
 import { sipRegistrationsRepo } from './sip-registrations.ts';
 import { twilioAccountsRepo } from './twilio-accounts.ts';
+import { speechProvidersRepo } from './speech-providers.ts';
 import { simulationRunsRepo } from './simulation-runs.ts';
 import { chatsRepo } from './chats.ts';
 import { knowledgeRepo, type Transact } from './knowledge.ts';
@@ -66,6 +67,7 @@ export function repositories(
     wsMediaSessions: wsMediaSessionsRepo(db, clock),
     sipRegistrations: sipRegistrationsRepo(db, clock),
     twilioAccounts: twilioAccountsRepo(db, clock),
+    speechProviders: speechProvidersRepo(db, clock),
     simulationRuns: simulationRunsRepo(db, clock, transact),
     batches: batchesRepo(db, clock, dialect, transact, limits.maxTasksPerBatch),
     simulations: simulationsRepo(db, clock, dialect, transact),

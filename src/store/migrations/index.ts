@@ -23,6 +23,7 @@ import { agentVersions } from './020-agent-versions.ts';
 import { wsMediaNodes } from './021-ws-media-nodes.ts';
 import { callTurns } from './022-call-turns.ts';
 import { twilioAccounts } from './023-twilio-accounts.ts';
+import { speechProviders } from './025-speech-providers.ts';
 import { sipRegistrations } from './024-sip-registrations.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
@@ -53,6 +54,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '022-call-turns': callTurns(dialect),
     '023-twilio-accounts': twilioAccounts(dialect),
     '024-sip-registrations': sipRegistrations(dialect),
+    '025-speech-providers': speechProviders(dialect),
   };
 }
 
