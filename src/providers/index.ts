@@ -54,3 +54,11 @@ export {
   type PocketSphinxCheck,
   type PocketSphinxInstall,
 } from './speech/stt-pocketsphinx-availability.ts';
+export { createFailoverSTT, DEFAULT_STT_FINAL_TIMEOUT_MS, type FailoverSTTOptions } from './speech/stt-failover.ts';
+export {
+  createFailoverTTS,
+  DEFAULT_TTS_AUDIO_TIMEOUT_MS,
+  type FailoverTTSEntry,
+  type FailoverTTSOptions,
+} from './speech/tts-failover.ts';
+export { reasonOf, type SpeechSwitch } from './speech/speech-switch.ts';

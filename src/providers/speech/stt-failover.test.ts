@@ -160,8 +160,8 @@ describe('STT failover', () => {
     const clock = createManualClock();
     const stt = createFailoverSTT({
       chain: [
-        createBrokenSTT(createFakeSTT(), { kind: 'refuse' }, 'a'),
-        createBrokenSTT(createFakeSTT(), { kind: 'stall' }, 'b'),
+        createBrokenSTT(createFakeSTT(), { kind: 'stall' }, 'a'),
+        createBrokenSTT(createFakeSTT(), { kind: 'drop', afterFrames: 3 }, 'b'),
       ],
       clock,
     });
@@ -173,7 +173,32 @@ describe('STT failover', () => {
     expect(results.state.ended).toBe(false);
     await clock.tick(1500);
     await results.done;
-    expect(results.state.error).toMatchObject({ code: 'stt_failed', retryable: true });
+    expect(results.state.error).toMatchObject({
+      code: 'stt_failed',
+      retryable: true,
+      message: 'b dropped its socket',
+    });
+  });
+
+  it('leaves a stalled last resort to its user: no bound of its own once nobody can take over', async () => {
+    const clock = createManualClock();
+    const stt = createFailoverSTT({
+      chain: [
+        createBrokenSTT(createFakeSTT(), { kind: 'refuse' }, 'a'),
+        createBrokenSTT(createFakeSTT(), { kind: 'stall' }, 'b'),
+      ],
+      clock,
+    });
+    const stream = stt.stream();
+    const results = collect(stream.results);
+    for (const frame of speech('hello')) stream.push(frame);
+    stream.flush();
+    await clock.tick(60_000);
+    expect(results.state.ended).toBe(false);
+    expect(clock.pendingSleeps).toBe(0);
+    stream.close();
+    await results.done;
+    expect(results.state.error).toBeNull();
   });
 
   it('ends quietly on close: no timer fires a switch afterwards', async () => {

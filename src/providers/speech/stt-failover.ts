@@ -20,6 +20,8 @@ export interface FailoverSTTOptions {
   maxReplayMs?: number;
   /** Told each time a provider is dropped. */
   onSwitch?: (change: SpeechSwitch) => void;
+  /** Options every stream gets unless it sets them (the call's leg rate, say). */
+  defaults?: Omit<STTOptions, 'signal'>;
 }
 
 export const DEFAULT_STT_FINAL_TIMEOUT_MS = 1500;
@@ -55,7 +57,8 @@ export function createFailoverSTT(options: FailoverSTTOptions): STT {
       };
       const armTimer = () => {
         stopTimer();
-        if (pending === 0) return;
+        // The last resort has no one to hand over to: its user's own bound applies.
+        if (pending === 0 || index >= chain.length - 1) return;
         const mine = new AbortController();
         timer = mine;
         const at = generation;
@@ -89,7 +92,7 @@ export function createFailoverSTT(options: FailoverSTTOptions): STT {
         if (!stt) return null;
         const mine = generation;
         innerAbort = new AbortController();
-        const stream = stt.stream({ ...streamOptions, signal: innerAbort.signal });
+        const stream = stt.stream({ ...options.defaults, ...streamOptions, signal: innerAbort.signal });
         inner = stream;
         void (async () => {
           try {

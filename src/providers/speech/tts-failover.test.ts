@@ -168,8 +168,8 @@ describe('TTS failover', () => {
     const clock = createManualClock();
     const tts = createFailoverTTS({
       chain: [
-        { tts: createBrokenTTS(createFakeTTS(), { kind: 'refuse' }) },
         { tts: createBrokenTTS(createFakeTTS(), { kind: 'stall' }) },
+        { tts: createBrokenTTS(createFakeTTS(), { kind: 'refuse' }, 'last') },
       ],
       clock,
     });
@@ -181,7 +181,28 @@ describe('TTS failover', () => {
     expect(out.state.ended).toBe(false);
     await clock.tick(1500);
     await out.done;
-    expect(out.state.error).toMatchObject({ code: 'tts_failed' });
+    expect(out.state.error).toMatchObject({ code: 'tts_failed', message: 'last refused the connection' });
+  });
+
+  it('leaves a stalled last resort to its user: no bound of its own once nobody can take over', async () => {
+    const clock = createManualClock();
+    const tts = createFailoverTTS({
+      chain: [
+        { tts: createBrokenTTS(createFakeTTS(), { kind: 'refuse' }) },
+        { tts: createBrokenTTS(createFakeTTS(), { kind: 'stall' }) },
+      ],
+      clock,
+    });
+    const stream = tts.stream();
+    const out = collect(stream.audio);
+    stream.pushText('Hello.');
+    stream.flush();
+    await clock.tick(60_000);
+    expect(out.state.ended).toBe(false);
+    expect(clock.pendingSleeps).toBe(0);
+    stream.close();
+    await out.done;
+    expect(out.state.error).toBeNull();
   });
 
   it('waits for no audio while no text is waiting, and leaves no timer after close', async () => {

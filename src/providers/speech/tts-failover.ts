@@ -24,6 +24,8 @@ export interface FailoverTTSOptions {
   audioTimeoutMs?: number;
   /** Told each time a provider is dropped. */
   onSwitch?: (change: SpeechSwitch) => void;
+  /** Options every stream gets unless it sets them (the call's rate, the agent's tuning). */
+  defaults?: Omit<TTSOptions, 'signal' | 'voice'>;
 }
 
 export const DEFAULT_TTS_AUDIO_TIMEOUT_MS = 1500;
@@ -68,7 +70,8 @@ export function createFailoverTTS(options: FailoverTTSOptions): TTS {
       /** (Re)starts the wait for audio while text is waiting for it. */
       const armTimer = () => {
         stopTimer();
-        if (!waiting()) return;
+        // The last resort has no one to hand over to: its user's own bound applies.
+        if (!waiting() || index >= chain.length - 1) return;
         const mine = new AbortController();
         timer = mine;
         const at = generation;
@@ -103,6 +106,7 @@ export function createFailoverTTS(options: FailoverTTSOptions): TTS {
         innerAbort = new AbortController();
         const voice = entry.voice ?? streamOptions.voice;
         const stream = entry.tts.stream({
+          ...options.defaults,
           ...streamOptions,
           ...(voice !== undefined ? { voice } : {}),
           signal: innerAbort.signal,
