@@ -19,7 +19,8 @@ const MAY_IMPORT = {
   voice: ['core', 'media', 'providers', 'conversation'],
   telephony: ['core', 'media'],
   webhooks: ['core', 'store'],
-  calls: ['core', 'store', 'telephony', 'voice', 'runtime', 'webhooks'],
+  speech: ['core', 'media', 'providers'],
+  calls: ['core', 'store', 'telephony', 'voice', 'runtime', 'webhooks', 'speech'],
   dialer: ['core', 'store', 'calls'],
   simulation: ['core', 'store', 'conversation', 'providers', 'runtime', 'actions'],
   // `chat` of DESIGN.md is not a module: chats live in src/api/chats (docs/architecture.md).
@@ -38,6 +39,7 @@ const MAY_IMPORT = {
     'dialer',
     'webhooks',
     'simulation',
+    'speech',
   ],
 };
 

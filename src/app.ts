@@ -50,6 +50,12 @@ import {
   type TwilioDirectory,
 } from './telephony/index.ts';
 import { createDialer, type Dialer } from './dialer/index.ts';
+import {
+  createSpeechRegistry,
+  type OfflineSpeech,
+  type SpeechRegistry,
+  type SpeechVendorFactories,
+} from './speech/index.ts';
 import { createSimulationService, type SimulationService } from './simulation/index.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
 
@@ -181,9 +187,20 @@ export function messagingAdapters(config: Config, clock: Clock = systemClock): M
 /** The speech calls run on, and the sim's far-end voice. */
 export interface SpeechSetup {
   choice: SpeechChoice;
+  /** The offline engines, for the speech registry (null: this node runs no calls). */
+  offline?: OfflineSpeech;
   /** The far end of sim calls: with one, sim calls carry audio; null: text turns. */
   farEnd: FarEndVoice | null;
   close(): Promise<void>;
+}
+
+/**
+ * The hosted speech vendors' adapters, by vendor (docs/speech-providers.md): what a vendor's
+ * settings build. Vendors without an adapter here are refused when configured.
+ */
+export function speechVendorFactories(deps: { clock: Clock; logger: Logger }): SpeechVendorFactories {
+  void deps;
+  return { stt: {}, tts: {} };
 }
 
 /** The sim's people speak with another voice than the agents' default. */
@@ -206,23 +223,37 @@ export async function offlineSpeech(options: {
     const missing = `PocketSphinx is not installed (missing ${check.missing.join(', ')}; install it with: ${POCKETSPHINX_INSTALL})`;
     logger.warn(
       { missing: check.missing, install: POCKETSPHINX_INSTALL },
-      'no offline speech recognizer: voice calls cannot run, simulated calls run as text turns',
+      'no offline speech recognizer: voice calls need a hosted one (docs/speech-providers.md), simulated calls run as text turns',
     );
-    return { choice: { missing }, farEnd: null, close: async () => undefined };
+    // Hosted recognizers still give calls their hearing: flite and the VAD are in-process.
+    const tts = createFliteTTS({ clock: options.clock ?? systemClock });
+    return {
+      choice: { missing },
+      offline: {
+        vad: createEnergyVAD(),
+        stt: null,
+        sttMissing: missing,
+        tts,
+        voice: DEFAULT_FLITE_VOICE,
+        voices: tts.voices,
+      },
+      farEnd: null,
+      close: () => tts.close(),
+    };
   }
   const clock = options.clock ?? systemClock;
   const vad = createEnergyVAD();
   const tts = createFliteTTS({ clock });
   const stt = await createPocketSphinxSTT({ clock, logger });
+  const offline: OfflineSpeech = { vad, stt, tts, voice: DEFAULT_FLITE_VOICE, voices: tts.voices };
   // The sim's callees hear the agents with decoders of their own: sharing the agents' pool, every
   // simulated call would double the demand on it and the far end would starve the platform's own
   // recognizer (one call's utterance waiting out its deadline while callees hear long greetings).
   const farEndStt = options.simMode === 'audio' ? await createPocketSphinxSTT({ clock, logger }) : null;
   return {
     choice: { speech: { vad, stt, tts, voice: DEFAULT_FLITE_VOICE, voices: tts.voices } },
-    farEnd: farEndStt
-      ? createSimulatedVoice({ tts, stt: farEndStt, vad, voice: SIM_PERSON_VOICE })
-      : null,
+    offline,
+    farEnd: farEndStt ? createSimulatedVoice({ tts, stt: farEndStt, vad, voice: SIM_PERSON_VOICE }) : null,
     async close() {
       await stt.close();
       await farEndStt?.close();
@@ -401,6 +432,8 @@ export interface EngineOptions {
   simSpeed: number;
   /** Speech for voice calls and the sim's far end; default none (sim calls run as text turns). */
   speech?: SpeechSetup;
+  /** Chooses each voice call's speech (hosted vendors, failover); absent: every call runs on `speech`. */
+  speechRegistry?: SpeechRegistry;
   /** Where calls of agents with `is_recording` are recorded, and the public URL that serves them. */
   recordings?: { storage: RecordingStorage; publicUrl: string };
   allowPrivateNetwork: boolean;
@@ -537,6 +570,7 @@ export function createEngine(options: EngineOptions): Engine {
       ...(options.sip ? { sip: options.sip } : {}),
     },
     speech: speech?.choice ?? { missing: 'no speech providers were configured' },
+    ...(options.speechRegistry ? { speechRegistry: options.speechRegistry } : {}),
     ...(options.recordings ? { recordings: callRecordings(options.recordings) } : {}),
     clock,
     logger,
@@ -649,6 +683,18 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       overrides.speech ??
       (role === 'api' ? undefined : await offlineSpeech({ logger, clock, simMode: config.simMode }));
     if (speech) logger.info({ sim_calls: speech.farEnd ? 'audio' : 'text' }, 'speech ready');
+    const speechRegistry = createSpeechRegistry({
+      config: config.speech,
+      factories: speechVendorFactories({ clock, logger }),
+      offline: speech?.offline ?? null,
+      workspaceVendors: (workspaceId) => store.speechProviders.list(workspaceId),
+      clock,
+      logger,
+    });
+    // Settings that do not work are said at start, not found mid-call (the check runs meanwhile).
+    void speechRegistry
+      .checkServer()
+      .catch((err: unknown) => logger.warn({ err }, 'the speech providers could not be checked'));
     sip =
       role === 'api' || !config.sip
         ? null
@@ -661,6 +707,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       node: config.nodeName,
       simSpeed: config.simSpeed,
       ...(speech ? { speech } : {}),
+      speechRegistry,
       recordings: { storage: recordings, publicUrl: config.publicUrl },
       allowPrivateNetwork: config.allowPrivateNetwork,
       messaging: overrides.messaging ?? messagingAdapters(config, clock),
@@ -687,6 +734,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       webCalls: engine.webCalls,
       twilio: engine.twilio,
       twilioServerAccount: config.twilio !== undefined,
+      speechRegistry,
       recordings,
       dialer: engine.dialer,
       simulations: engine.simulations,

@@ -4,7 +4,15 @@ import { buildApi } from '../src/api/index.ts';
 import { createEngine, openSip, type Engine, type SipSetup, type SpeechSetup } from '../src/app.ts';
 import { createSimMessaging } from '../src/providers/index.ts';
 import type { MessagingDeps } from '../src/runtime/index.ts';
-import { silentLogger, systemClock, type Clock, type Plan, type SipConfig } from '../src/core/index.ts';
+import {
+  silentLogger,
+  systemClock,
+  type Clock,
+  type Plan,
+  type SipConfig,
+  type SpeechConfig,
+} from '../src/core/index.ts';
+import { createSpeechRegistry, type SpeechVendorFactories } from '../src/speech/index.ts';
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
 import { createScriptedLLM } from '../src/providers/testing/index.ts';
 import type { RateLimitOptions } from '../src/api/index.ts';
@@ -105,6 +113,8 @@ export async function createTestApi(
     sip?: Partial<SipConfig>;
     /** The Twilio carrier's REST base URL (a fake's) and the server's default account. */
     twilio?: { baseUrl: string; server?: { accountSid: string; authToken: string } };
+    /** Hosted speech vendors (the speech registry); absent: no registry, every call on `speech`. */
+    speechVendors?: { config: SpeechConfig; factories: SpeechVendorFactories };
   } = {},
 ): Promise<TestApi> {
   const store = await target.open(options.clock ?? systemClock, options.limits ?? {});
@@ -117,12 +127,22 @@ export async function createTestApi(
   const sip = options.sip
     ? await openSip({ ...TEST_SIP, ...options.sip }, store, { clock, logger: silentLogger(), node })
     : null;
+  const speechRegistry = options.speechVendors
+    ? createSpeechRegistry({
+        ...options.speechVendors,
+        offline: options.speech?.offline ?? null,
+        workspaceVendors: (workspaceId) => store.speechProviders.list(workspaceId),
+        clock,
+        logger: silentLogger(),
+      })
+    : undefined;
   const engine = createEngine({
     store,
     models,
     clock,
     logger: silentLogger(),
     node,
+    ...(speechRegistry ? { speechRegistry } : {}),
     simSpeed: options.simSpeed ?? 0,
     ...(sip ? { sip: sip.carrier } : {}),
     ...(options.speech ? { speech: options.speech } : {}),
@@ -149,6 +169,7 @@ export async function createTestApi(
     webCalls: engine.webCalls,
     twilio: engine.twilio,
     twilioServerAccount: options.twilio?.server !== undefined,
+    ...(speechRegistry ? { speechRegistry } : {}),
     ...(options.wsMediaKeepAliveMs ? { wsMediaKeepAliveMs: options.wsMediaKeepAliveMs } : {}),
     recordings,
     dialer: engine.dialer,

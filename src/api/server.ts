@@ -7,6 +7,7 @@ import { systemClock, type Clock, type Logger } from '../core/index.ts';
 import type { ModelRouter } from '../providers/index.ts';
 import type { ConversationServices } from '../runtime/index.ts';
 import type { RecordingStorage, Store } from '../store/index.ts';
+import type { SpeechRegistry } from '../speech/index.ts';
 import type { SimCarrier, TwilioCarrier, WsMediaCarrier } from '../telephony/index.ts';
 import type { CallService, WebCalls } from '../calls/index.ts';
 import type { SimulationService } from '../simulation/index.ts';
@@ -39,6 +40,7 @@ import { registerOpenApi } from './openapi.ts';
 import { DEFAULT_PUBLIC_RATE_LIMIT, createRateLimiter, type RateLimitOptions } from './rate-limit.ts';
 import { subaccountRoutes } from './subaccounts/routes.ts';
 import { twilioAccountRoutes } from './twilio/account-routes.ts';
+import { speechProviderRoutes } from './speech/routes.ts';
 import { twilioWebhookRoutes } from './twilio/webhook-routes.ts';
 import { validatorCompiler } from './validation.ts';
 import { workspaceRoutes } from './workspace/routes.ts';
@@ -77,6 +79,8 @@ export interface ApiDeps {
   twilio?: TwilioCarrier | null;
   /** The server has a default Twilio account (PARLEY_TWILIO_*), for GET /v2/twilio/account. */
   twilioServerAccount?: boolean;
+  /** The speech providers (GET/PUT /v2/speech/providers, voices of hosted vendors); absent: not served. */
+  speechRegistry?: SpeechRegistry;
   /** How often a WS media client is pinged; one that misses a pong is cut off (default 15 s). */
   wsMediaKeepAliveMs?: number;
   /** Call recordings (GET /calls/{id}/recording, DELETE /calls/{id}); absent: not served. */
@@ -201,6 +205,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         store: deps.store,
         serverAccount: deps.twilioServerAccount ?? false,
       });
+      if (deps.speechRegistry)
+        await v2.register(speechProviderRoutes, { store: deps.store, speech: deps.speechRegistry });
       await v2.register(workspaceRoutes, { store: deps.store, auth });
       await v2.register(logRoutes, { store: deps.store });
       await v2.register(contactRoutes, { store: deps.store });

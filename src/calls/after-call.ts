@@ -1,7 +1,8 @@
 import type { Conversation } from '../runtime/index.ts';
 import type { Agent, Call, CallPatch, Workspace } from '../store/index.ts';
 import type { CallLeg } from '../telephony/index.ts';
-import { talk, type VoiceAgentFields } from '../voice/index.ts';
+import { speechQuality, type CallSpeechPlan, type SpeechReport } from '../speech/index.ts';
+import { talk, type TalkResult, type VoiceAgentFields } from '../voice/index.ts';
 import type { CallContext } from './context.ts';
 import type { LegCallControl } from './call-control.ts';
 import { startRecording } from './recording.ts';
@@ -133,6 +134,37 @@ function keepTurns(
   };
 }
 
+/**
+ * The call's own speech (its agent's voice and recognizer, failover chains) when the server has
+ * a speech registry; null: the server's one speech for every call. A registry that cannot answer
+ * (its store is down) leaves the call on the server's speech rather than failing it.
+ */
+async function speechPlanOf(
+  ctx: CallContext,
+  workspace: Workspace,
+  call: Call,
+  agent: Agent,
+): Promise<CallSpeechPlan | { missing: string } | null> {
+  if (!ctx.speechRegistry) return null;
+  try {
+    return await ctx.speechRegistry.forCall({ workspaceId: workspace.id, agent: agent.spec.agent ?? {} });
+  } catch (err) {
+    ctx.logger.warn(
+      { err, call_id: call.id },
+      "the call's speech could not be chosen: it runs on the default speech",
+    );
+    return null;
+  }
+}
+
+/** The talk's result with the speech part of its quality record (voice calls only). */
+function withSpeechReport(result: TalkResult, report: SpeechReport, answeredAt: number): TalkResult {
+  const quality = result.quality;
+  if (quality.mode !== 'voice') return result;
+  const { speech, turns } = speechQuality(report, answeredAt, quality.per_turn);
+  return { ...result, quality: { ...quality, per_turn: turns, speech } };
+}
+
 /** A connected call: the talk, the hang-up, the after-the-call work, the last move. */
 export async function talkAndFinish(
   ctx: CallContext,
@@ -156,14 +188,19 @@ export async function talkAndFinish(
       )
     : undefined;
   const recorded = recording?.leg ?? leg;
-  const result = await talk({
+  const planned = leg.text ? null : await speechPlanOf(ctx, workspace, call, agent);
+  const callSpeech =
+    planned && 'speech' in planned ? planned.speech : 'speech' in speech ? speech.speech : null;
+  const missing =
+    planned && 'missing' in planned ? planned.missing : 'missing' in speech ? speech.missing : undefined;
+  const talked = await talk({
     // Transfers share the line with the agent, beneath the recorder: a bridged call is recorded.
     leg: control ? control.bind(recorded) : recorded,
     ...(control ? { exposeSpoken: (spoken: () => Promise<void>) => control.exposeSpoken(spoken) } : {}),
     conversation: conversation.session,
     agent: voiceFieldsOf(agent, conversation),
-    speech: 'speech' in speech ? speech.speech : null,
-    ...('missing' in speech ? { speechMissing: speech.missing } : {}),
+    speech: callSpeech,
+    ...(missing !== undefined ? { speechMissing: missing } : {}),
     clock,
     detectVoicemail: call.type === 'outbound',
     signal,
@@ -174,6 +211,8 @@ export async function talkAndFinish(
     // The record is about to hold the whole transcript: no write of turns may land after it.
     return kept.close();
   });
+  const result =
+    planned && 'report' in planned ? withSpeechReport(talked, planned.report(), answeredAt) : talked;
   const endedAt = clock.now();
   const recordingUrl = (await recording?.finish()) ?? null;
   const end: CallEnd = {

@@ -1,5 +1,6 @@
 import type { Clock, Logger } from '../core/index.ts';
 import type { AgentRuntime } from '../runtime/index.ts';
+import type { SpeechRegistry } from '../speech/index.ts';
 import type { Call, Store, Workspace } from '../store/index.ts';
 import type { Carrier } from '../telephony/index.ts';
 import type { CallSpeech } from '../voice/index.ts';
@@ -19,6 +20,8 @@ export interface CallContext {
   runtime: AgentRuntime;
   carriers: Record<string, Carrier>;
   speech: SpeechChoice;
+  /** Chooses each voice call's own speech (its agent's voice, hosted providers, failover). */
+  speechRegistry?: SpeechRegistry;
   /** Where calls of agents with `is_recording` are recorded; null: not on this server. */
   recordings: CallRecordings | null;
   clock: Clock;

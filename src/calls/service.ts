@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { systemClock, type Clock, type HttpPort, type Logger } from '../core/index.ts';
 import type { AgentRuntime } from '../runtime/index.ts';
+import type { SpeechRegistry } from '../speech/index.ts';
 import type { Call, Store, Workspace } from '../store/index.ts';
 import type { Carrier } from '../telephony/index.ts';
 import { createAdmission, type PlaceCallInput } from './admission.ts';
@@ -29,6 +30,8 @@ export interface CallServiceOptions {
    * on audio legs fail with that reason, and text legs (the sim's fast path) still talk.
    */
   speech: SpeechChoice;
+  /** Chooses each voice call's own speech; absent: every call runs on `speech`. */
+  speechRegistry?: SpeechRegistry;
   /** Where calls of agents with `is_recording` are recorded; absent: they are not. */
   recordings?: CallRecordings;
   clock?: Clock;
@@ -107,6 +110,7 @@ export function createCallService(options: CallServiceOptions): CallService {
     runtime: options.runtime,
     carriers: options.carriers,
     speech: options.speech,
+    ...(options.speechRegistry ? { speechRegistry: options.speechRegistry } : {}),
     recordings: options.recordings ?? null,
     clock,
     logger,

@@ -61,4 +61,4 @@ export {
   type FailoverTTSEntry,
   type FailoverTTSOptions,
 } from './speech/tts-failover.ts';
-export { reasonOf, type SpeechSwitch } from './speech/speech-switch.ts';
+export { reasonOf, type SpeechQuality, type SpeechSwitch } from './speech/speech-switch.ts';

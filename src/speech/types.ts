@@ -1,5 +1,13 @@
 import type { SpeechVendor, SttVendor, TtsVendor, VendorSettings } from '../core/index.ts';
-import type { HostedSTT, HostedTTS, ProviderHealth, SpeechSwitch, STT, TTS, VAD } from '../providers/index.ts';
+import type {
+  HostedSTT,
+  HostedTTS,
+  ProviderHealth,
+  SpeechSwitch,
+  STT,
+  TTS,
+  VAD,
+} from '../providers/index.ts';
 
 // The speech of calls (docs/speech-providers.md): which recognizer and synthesizer each call
 // uses, in which order they stand in for each other, and the voice it speaks with.

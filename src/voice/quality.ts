@@ -3,6 +3,7 @@
 // long, and what the leg's transport counted of the media (loss, jitter, frames). Plain JSON
 // (snake_case like the text-mode CallQuality); times are ms from the answer.
 import type { LinkStats } from '../media/index.ts';
+import type { SpeechQuality } from '../providers/index.ts';
 
 export type TurnKind = 'reply' | 'greeting' | 'reminder' | 'closing' | 'voicemail';
 
@@ -52,6 +53,9 @@ export interface VoiceTurnQuality {
   playout_ms: number | null;
   /** End of speech to the first frame out: what the caller waits. */
   total_ms: number | null;
+  /** The recognizer that heard the turn and the synthesizer that spoke it (calls with a speech plan). */
+  stt_provider?: string | null;
+  tts_provider?: string | null;
 }
 
 export interface VoiceQuality {
@@ -78,6 +82,8 @@ export interface VoiceQuality {
   jitter_ms: number | null;
   /** The transport's frame counts; only when the leg reports them (WebSocket media). */
   link?: VoiceLinkQuality;
+  /** Which speech providers served the call, its voice, and any provider dropped. */
+  speech?: SpeechQuality;
 }
 
 /** What the leg's transport counted, in frames of 20 ms (see LinkStats). */

@@ -19,3 +19,15 @@ export function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.length > 300 ? `${message.slice(0, 297)}...` : message;
 }
+
+/**
+ * The speech part of a voice call's `quality` record (JSON, snake_case, times in ms from the
+ * answer): the providers in the order the call would use them, its voice and why that one, and
+ * each provider dropped.
+ */
+export interface SpeechQuality {
+  stt_providers: string[];
+  tts_providers: string[];
+  voice: { requested: string | null; available: boolean; voice: string; provider: string; reason?: string };
+  switches: { kind: 'stt' | 'tts'; from: string; to: string; reason: string; at: number }[];
+}
