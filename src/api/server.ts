@@ -211,7 +211,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await v2.register(logRoutes, { store: deps.store });
       await v2.register(contactRoutes, { store: deps.store });
       await v2.register(analyticsRoutes, { store: deps.store, clock });
-      await v2.register(voiceRoutes);
+      await v2.register(voiceRoutes, {
+        ...(deps.speechRegistry ? { speech: deps.speechRegistry } : {}),
+        ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+      });
       // One turn runner for both chat paths, so one chat's messages run in order whichever way they came.
       const turns = createChatTurns({ store: deps.store, runtime: services.runtime, clock });
       const channels = createChatChannels({

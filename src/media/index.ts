@@ -86,3 +86,4 @@ export { DtmfDetector } from './dtmf-detector.ts';
 export { createLegFloor, type LegFloor } from './floor.ts';
 export { relayTo, type Relay } from './relay.ts';
 export { holdMusic } from './hold-music.ts';
+export { monoWav, wavHeader } from './wav.ts';

@@ -22,7 +22,7 @@ export interface Voice {
 }
 
 /** The providers voices of this catalogue come from. */
-export const VOICE_PROVIDERS = ['flite'] as const;
+export const VOICE_PROVIDERS = ['flite', 'cartesia', 'openai'] as const;
 
 export const VOICES: readonly Voice[] = [
   {
@@ -78,10 +78,13 @@ export interface VoiceQuery {
   search?: string;
 }
 
-/** The catalogue's voices matching `query`, in catalogue order. */
-export function findVoices(query: VoiceQuery = {}): Voice[] {
+/** The voices of `among` (default the catalogue) matching `query`, in order. */
+export function findVoices<V extends Voice>(
+  query: VoiceQuery = {},
+  among: readonly V[] = VOICES as readonly V[],
+): V[] {
   const term = query.search?.trim().toLowerCase();
-  return VOICES.filter(
+  return among.filter(
     (v) =>
       (query.provider === undefined || v.provider === query.provider) &&
       (!term || v.name.toLowerCase().includes(term) || v.id.toLowerCase().includes(term)),

@@ -74,9 +74,15 @@ export interface SpeechRegistry {
   check(vendor: SpeechVendor, settings: VendorSettings): Promise<ProviderHealth>;
   /** Every voice the workspace's calls can speak with, provider by provider. */
   voices(workspaceId: string): Promise<{ provider: string; voices: VendorVoice[]; available: boolean }[]>;
+  /** A sample of a voice the workspace's calls can speak with; null: no configured provider has it. */
+  preview(workspaceId: string, voiceId: string): Promise<{ samples: Int16Array; sampleRate: number } | null>;
   /** Checks the server's own vendors and logs what is wrong (never the keys). */
   checkServer(): Promise<void>;
 }
+
+/** What a voice preview says, and how long its synthesis may take. */
+export const PREVIEW_TEXT = 'Hello! Thanks for calling. How can I help you today?';
+const PREVIEW_TIMEOUT_MS = 15_000;
 
 interface Cached<T> {
   value: Promise<T>;
@@ -179,10 +185,8 @@ export function createSpeechRegistry(options: SpeechRegistryOptions): SpeechRegi
     return chain;
   }
 
-  async function ttsChain(
-    found: VendorOrder,
-    agent: AgentSpeechFields,
-  ): Promise<{ chain: FailoverTTSEntry[]; voice: VoiceChoice } | null> {
+  /** The usable hosted synthesizers in order, and who serves a voice id. */
+  async function synthesizers(found: VendorOrder) {
     const hosted: { vendor: EffectiveVendor; tts: HostedTTS }[] = [];
     for (const vendor of found.tts) {
       const effective = found.vendors.get(vendor);
@@ -193,9 +197,18 @@ export function createSpeechRegistry(options: SpeechRegistryOptions): SpeechRegi
     const serving = (id: string | null | undefined): FailoverTTSEntry | null => {
       if (!id) return null;
       const at = lists.findIndex((voices) => voices.some((v) => v.id === id));
-      if (at >= 0) return { tts: hosted[at]!.tts, voice: id };
+      const found = hosted[at];
+      if (found) return { tts: found.tts, voice: id };
       return offline?.voices.includes(id) ? { tts: offline.tts, voice: id } : null;
     };
+    return { hosted, serving };
+  }
+
+  async function ttsChain(
+    found: VendorOrder,
+    agent: AgentSpeechFields,
+  ): Promise<{ chain: FailoverTTSEntry[]; voice: VoiceChoice } | null> {
+    const { hosted, serving } = await synthesizers(found);
     const requested = agent.voice_id?.trim() || null;
     const chain: FailoverTTSEntry[] = [];
     const own = serving(requested);
@@ -345,6 +358,30 @@ export function createSpeechRegistry(options: SpeechRegistryOptions): SpeechRegi
         out.push({ provider: vendor, voices: available ? await voicesOf(effective) : [], available });
       }
       return out;
+    },
+
+    async preview(workspaceId, voiceId) {
+      const entry = (await synthesizers(await order(workspaceId))).serving(voiceId);
+      if (!entry) return null;
+      const stream = entry.tts.stream({
+        ...(entry.voice ? { voice: entry.voice } : {}),
+        signal: AbortSignal.timeout(PREVIEW_TIMEOUT_MS),
+      });
+      stream.pushText(PREVIEW_TEXT);
+      stream.endInput();
+      const pieces: Int16Array[] = [];
+      let sampleRate = 0;
+      for await (const { frame } of stream.audio) {
+        sampleRate ||= frame.sampleRate;
+        if (frame.sampleRate === sampleRate) pieces.push(frame.samples);
+      }
+      const samples = new Int16Array(pieces.reduce((n, p) => n + p.length, 0));
+      let at = 0;
+      for (const p of pieces) {
+        samples.set(p, at);
+        at += p.length;
+      }
+      return { samples, sampleRate: sampleRate || entry.tts.sampleRate };
     },
 
     async checkServer() {

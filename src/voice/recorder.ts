@@ -1,6 +1,7 @@
 import type { Clock } from '../core/index.ts';
 import {
   Resampler,
+  wavHeader as stereoWavHeader,
   SESSION_RATE,
   samplesPerFrame,
   type AudioFrame,
@@ -117,25 +118,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** The 44-byte header of a stereo 16-bit PCM WAV at SESSION_RATE with `dataBytes` of samples. */
 export function wavHeader(dataBytes: number): Uint8Array {
-  const header = new Uint8Array(HEADER_BYTES);
-  const view = new DataView(header.buffer);
-  const ascii = (at: number, text: string) => {
-    for (let i = 0; i < text.length; i += 1) header[at + i] = text.charCodeAt(i);
-  };
-  ascii(0, 'RIFF');
-  view.setUint32(4, 36 + dataBytes, true);
-  ascii(8, 'WAVE');
-  ascii(12, 'fmt ');
-  view.setUint32(16, 16, true);
-  view.setUint16(20, 1, true); // PCM
-  view.setUint16(22, 2, true);
-  view.setUint32(24, SESSION_RATE, true);
-  view.setUint32(28, SESSION_RATE * BLOCK, true);
-  view.setUint16(32, BLOCK, true);
-  view.setUint16(34, 16, true);
-  ascii(36, 'data');
-  view.setUint32(40, dataBytes, true);
-  return header;
+  return stereoWavHeader(SESSION_RATE, 2, dataBytes);
 }
 
 /**

@@ -27,7 +27,13 @@ function fakeTTS(name: string, settings: VendorSettings): HostedTTS {
     stream: (o) => inner.stream(o),
     check: async () => healthOf(settings),
     voices: async () => [
-      { id: 'rachel', name: 'Rachel', gender: 'female', languages: ['en-US'], description: '' },
+      {
+        id: `${name}-rachel`,
+        name: 'Rachel',
+        gender: 'female',
+        languages: ['en-US'],
+        description: `A ${name} voice.`,
+      },
     ],
   };
 }
@@ -152,5 +158,29 @@ forEachStore('speech providers API', (target) => {
       }),
       ['body', 'agent', 'transcriber_provider'],
     );
+  });
+
+  it('lists the voices of every configured vendor, each with a preview that plays', async () => {
+    const res = await t.call({ method: 'GET', url: '/v2/voices?limit=100' });
+    expect(res.statusCode, res.body).toBe(200);
+    const voices = res.json().response.voices as Json[];
+    const hosted = voices.filter((v) => v.provider !== 'flite');
+    expect(hosted.map((v) => [v.voice_id, v.provider, v.available])).toEqual([
+      ['elevenlabs-rachel', 'elevenlabs', true],
+      ['cartesia-rachel', 'cartesia', true],
+    ]);
+    const preview = hosted[0]!.preview as string;
+    expect(preview).toMatch(/\/v2\/voices\/elevenlabs-rachel\/preview$/);
+    const audio = await t.call({ method: 'GET', url: new URL(preview).pathname });
+    expect(audio.statusCode).toBe(200);
+    expect(audio.headers['content-type']).toBe('audio/wav');
+    const wav = audio.rawPayload;
+    expect(wav.toString('ascii', 0, 4)).toBe('RIFF');
+    expect(wav.readUInt32LE(24)).toBe(16000);
+    expect(wav.length).toBeGreaterThan(44 + 16000);
+    expect(
+      (await t.call({ method: 'GET', url: '/v2/voices?provider=cartesia' })).json().response.voices,
+    ).toHaveLength(1);
+    expectErrorBody(await t.call({ method: 'GET', url: '/v2/voices/nobody/preview' }), 404, 'not_found');
   });
 });

@@ -1,5 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { notFound } from '../../core/index.ts';
+import { monoWav } from '../../media/index.ts';
 import { findVoices, type Voice } from '../../providers/index.ts';
+import type { SpeechRegistry } from '../../speech/index.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import { ListVoicesQuery, VoicePage } from './schemas.ts';
@@ -24,7 +28,32 @@ export function presentVoice(v: Voice) {
   };
 }
 
-export const voiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/** The voices of the hosted vendors the workspace's calls use, as catalogue entries. */
+async function hostedVoices(speech: SpeechRegistry, workspaceId: string): Promise<Voice[]> {
+  const byVendor = await speech.voices(workspaceId);
+  return byVendor.flatMap(({ provider, voices, available }) =>
+    voices.map((v) => ({
+      id: v.id,
+      name: v.name,
+      provider,
+      gender: v.gender,
+      languages: v.languages,
+      description: v.description,
+      available,
+      ...(v.previewUrl ? { previewUrl: v.previewUrl } : {}),
+    })),
+  );
+}
+
+export const voiceRoutes: FastifyPluginAsyncTypebox<{ speech?: SpeechRegistry; publicUrl?: string }> = async (
+  app,
+  { speech, publicUrl },
+) => {
+  const base = (publicUrl ?? '').replace(/\/+$/, '');
+  /** The vendor's own sample, else Parley's (synthesized on request) when it can speak the voice. */
+  const previewOf = (v: Voice & { previewUrl?: string }) =>
+    v.previewUrl ?? (speech && v.available ? `${base}/v2/voices/${encodeURIComponent(v.id)}/preview` : '');
+
   app.get(
     '/voices',
     {
@@ -37,14 +66,35 @@ export const voiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { limit, offset, search, provider } = request.query;
-      const voices = findVoices({
+      const query = {
         ...(provider !== undefined ? { provider } : {}),
         ...(search !== undefined ? { search } : {}),
-      });
+      };
+      const hosted = speech ? findVoices(query, await hostedVoices(speech, request.workspace.id)) : [];
+      const voices = [...findVoices(query), ...hosted];
       return ok({
         pagination: { total_records: voices.length, limit, offset },
-        voices: voices.slice(offset, offset + limit).map(presentVoice),
+        voices: voices
+          .slice(offset, offset + limit)
+          .map((v) => ({ ...presentVoice(v), preview: previewOf(v) })),
       });
+    },
+  );
+
+  app.get(
+    '/voices/:voice_id/preview',
+    {
+      schema: {
+        tags: TAG,
+        summary: 'A short sample of a voice (audio/wav), synthesized by the provider that serves it',
+        params: Type.Object({ voice_id: Type.String({ minLength: 1, maxLength: 200 }) }),
+        response: { ...errorResponses(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const sample = speech ? await speech.preview(request.workspace.id, request.params.voice_id) : null;
+      if (!sample) throw notFound(`no configured provider speaks voice "${request.params.voice_id}"`);
+      return reply.type('audio/wav').send(monoWav(sample.samples, sample.sampleRate));
     },
   );
 };
