@@ -170,7 +170,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       const publicLimiter = createRateLimiter(deps.publicRateLimit ?? DEFAULT_PUBLIC_RATE_LIMIT, clock);
       v2.addHook('onRequest', authenticate(auth, { onPublic: (request) => publicLimiter.take(request.ip) }));
       const services = deps.services;
-      await v2.register(assistantRoutes, { store: deps.store });
+      await v2.register(assistantRoutes, {
+        store: deps.store,
+        ...(deps.speechRegistry ? { speech: deps.speechRegistry } : {}),
+      });
       await v2.register(versionRoutes, { store: deps.store });
       await v2.register(numberRoutes, { store: deps.store });
       await v2.register(actionRoutes, { store: deps.store, http: services.http });

@@ -74,6 +74,8 @@ export interface SpeechRegistry {
   check(vendor: SpeechVendor, settings: VendorSettings): Promise<ProviderHealth>;
   /** Every voice the workspace's calls can speak with, provider by provider. */
   voices(workspaceId: string): Promise<{ provider: string; voices: VendorVoice[]; available: boolean }[]>;
+  /** The voice the agent's calls speak with, and why that one; null on a node that runs no calls. */
+  voiceOf(workspaceId: string, agent: AgentSpeechFields): Promise<VoiceChoice | null>;
   /** A sample of a voice the workspace's calls can speak with; null: no configured provider has it. */
   preview(workspaceId: string, voiceId: string): Promise<{ samples: Int16Array; sampleRate: number } | null>;
   /** Checks the server's own vendors and logs what is wrong (never the keys). */
@@ -358,6 +360,10 @@ export function createSpeechRegistry(options: SpeechRegistryOptions): SpeechRegi
         out.push({ provider: vendor, voices: available ? await voicesOf(effective) : [], available });
       }
       return out;
+    },
+
+    async voiceOf(workspaceId, agent) {
+      return (await ttsChain(await order(workspaceId), agent))?.voice ?? null;
     },
 
     async preview(workspaceId, voiceId) {

@@ -1,6 +1,7 @@
 import type { Clock, SpeechVendor, VendorSettings } from '../core/index.ts';
 import { SPEECH_VENDORS } from '../core/index.ts';
 import type { Db } from './database.ts';
+import { bumpAgentsVersion } from './workspaces.ts';
 
 // Workspaces' own hosted speech vendors (migration 025): settings by vendor, the key as given.
 
@@ -65,6 +66,8 @@ export function speechProvidersRepo(db: Db, clock: Clock) {
         .values({ workspace_id: workspaceId, vendor, ...values, created_at: now })
         .onConflict((oc) => oc.columns(['workspace_id', 'vendor']).doUpdateSet(values))
         .execute();
+      // Agent reads say which voice speaks, which depends on these settings.
+      await bumpAgentsVersion(db, workspaceId);
       return { workspaceId, vendor, settings, updatedAt: now };
     },
     /** Removes the workspace's settings for `vendor`; false when it had none. */
@@ -74,7 +77,9 @@ export function speechProvidersRepo(db: Db, clock: Clock) {
         .where('workspace_id', '=', workspaceId)
         .where('vendor', '=', vendor)
         .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      const removed = Number(result.numDeletedRows) > 0;
+      if (removed) await bumpAgentsVersion(db, workspaceId);
+      return removed;
     },
   };
 }

@@ -183,4 +183,37 @@ forEachStore('speech providers API', (target) => {
     ).toHaveLength(1);
     expectErrorBody(await t.call({ method: 'GET', url: '/v2/voices/nobody/preview' }), 404, 'not_found');
   });
+
+  it("says in the agent's read which voice its calls speak with, and why, as the providers change", async () => {
+    const created = await t.call({
+      method: 'POST',
+      url: '/v2/assistants',
+      payload: agentBody({
+        agent: { prompt: 'x', voice_id: 'elevenlabs-rachel', fallback_voice_id: 'cartesia-rachel' },
+      }),
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const id = created.json().response.model_id as string;
+    const resolution = async () =>
+      (await t.call({ method: 'GET', url: `/v2/assistants/${id}` })).json().response.assistants[0]
+        .voice_resolution;
+    expect(await resolution()).toEqual({
+      voice_id: 'elevenlabs-rachel',
+      available: true,
+      speaks_with: 'elevenlabs-rachel',
+      provider: 'elevenlabs',
+      reason: null,
+    });
+    expect((await t.call({ method: 'DELETE', url: '/v2/speech/providers/elevenlabs' })).statusCode).toBe(200);
+    expect(await resolution()).toEqual({
+      voice_id: 'elevenlabs-rachel',
+      available: false,
+      speaks_with: 'cartesia-rachel',
+      provider: 'cartesia',
+      reason: 'no configured provider serves voice "elevenlabs-rachel": speaking with fallback_voice_id',
+    });
+    const listed = (await t.call({ method: 'GET', url: '/v2/assistants/?limit=50' })).json().response
+      .assistants as Json[];
+    expect(listed.find((a) => a.model_id === id)?.voice_resolution).toMatchObject({ available: false });
+  });
 });

@@ -1,4 +1,5 @@
 import { toIso } from '../../core/index.ts';
+import type { VoiceChoice } from '../../speech/index.ts';
 import type { Action, Agent, PhoneNumber } from '../../store/index.ts';
 import { agentActionFields } from '../actions/present.ts';
 
@@ -13,6 +14,7 @@ export function presentAgent(
   numbers: PhoneNumber[],
   actions: Action[] = [],
   knowledgeBaseId: string | null = null,
+  voice: VoiceChoice | null = null,
 ) {
   const s = agent.spec;
   return {
@@ -33,7 +35,19 @@ export function presentAgent(
     live_version_id: agent.liveVersionId,
     attached_phone_numbers: numbers.map((n) => ({ number: n.number, sid: n.id, slug: n.slug })),
     ...agentActionFields(actions),
+    ...(voice ? { voice_resolution: presentVoiceChoice(voice) } : {}),
     created_at: toIso(agent.createdAt),
     updated_at: toIso(agent.updatedAt),
+  };
+}
+
+/** Which voice the agent's calls speak with (docs/speech-providers.md). */
+export function presentVoiceChoice(v: VoiceChoice) {
+  return {
+    voice_id: v.requested,
+    available: v.available,
+    speaks_with: v.voice,
+    provider: v.provider,
+    reason: v.reason ?? null,
   };
 }

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { invalidInput, normalizeE164, notFound, slugOf } from '../../core/index.ts';
 import type { Agent, Repositories, Store } from '../../store/index.ts';
+import type { SpeechRegistry, VoiceChoice } from '../../speech/index.ts';
 import { ok, type Ok, type Pagination } from '../envelope.ts';
 import { StatusOnly, errorResponses, okEnvelope } from '../schemas/common.ts';
 import { presentAgent } from './present.ts';
@@ -50,7 +51,14 @@ function details(agent: Agent, phone: string) {
   return { phone, voice };
 }
 
-export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store; speech?: SpeechRegistry }> = async (
+  app,
+  { store, speech },
+) => {
+  /** The voice each agent's calls speak with, when this server chooses speech per call. */
+  const voicesOf = async (ws: string, agents: Agent[]): Promise<(VoiceChoice | null)[]> =>
+    speech ? Promise.all(agents.map((a) => speech.voiceOf(ws, a.spec.agent ?? {}))) : agents.map(() => null);
+
   // GET /assistants responses by workspace and request; see read-cache.ts for why this is exact.
   // Bodies are kept serialized (by the route's own response serializer), so a hit is sent as is.
   const reads = createVersionedCache();
@@ -169,9 +177,18 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
         const numbers = await store.phoneNumbers.attachedTo(ws, [agent.id]);
         const actions = withActions ? await store.actions.attachedTo(ws, [agent.id]) : null;
         const base = await store.knowledge.baseOfAgent(ws, agent.id);
+        const [voice] = await voicesOf(ws, [agent]);
         return ok({
           pagination: { total_records: 1, limit: 1, offset: 0 },
-          assistants: [presentAgent(agent, numbers.get(agent.id) ?? [], actions?.get(agent.id) ?? [], base)],
+          assistants: [
+            presentAgent(
+              agent,
+              numbers.get(agent.id) ?? [],
+              actions?.get(agent.id) ?? [],
+              base,
+              voice ?? null,
+            ),
+          ],
         });
       });
     },
@@ -197,10 +214,17 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asyn
         const numbers = await store.phoneNumbers.attachedTo(ws, ids);
         const actions = withActions ? await store.actions.attachedTo(ws, ids) : null;
         const bases = await store.knowledge.basesOfAgents(ws, ids);
+        const voices = await voicesOf(ws, page.items);
         return ok({
           pagination: { total_records: page.total, limit, offset },
-          assistants: page.items.map((a) =>
-            presentAgent(a, numbers.get(a.id) ?? [], actions?.get(a.id) ?? [], bases.get(a.id) ?? null),
+          assistants: page.items.map((a, i) =>
+            presentAgent(
+              a,
+              numbers.get(a.id) ?? [],
+              actions?.get(a.id) ?? [],
+              bases.get(a.id) ?? null,
+              voices[i] ?? null,
+            ),
           ),
         });
       });

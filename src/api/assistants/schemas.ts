@@ -93,6 +93,20 @@ export const AgentRead = Type.Object(
       description:
         'Parley extension: the published version new calls, chats and simulations run; null while never published (the draft runs).',
     }),
+    voice_resolution: Type.Optional(
+      Type.Object(
+        {
+          voice_id: Type.Union([Type.String(), Type.Null()], { description: "The agent's voice_id." }),
+          available: Type.Boolean({ description: 'Whether a configured provider serves voice_id.' }),
+          speaks_with: Type.String({ description: "The voice the agent's calls start with." }),
+          provider: Type.String(),
+          reason: Type.Union([Type.String(), Type.Null()], { description: 'Why another voice speaks.' }),
+        },
+        {
+          description: "Parley extension: the voice the agent's calls speak with (docs/speech-providers.md).",
+        },
+      ),
+    ),
     attached_phone_numbers: Type.Array(AttachedNumber),
     actions: Type.Array(Type.String()),
     input_variables: Type.Array(InputVariables),
