@@ -137,6 +137,23 @@ describe('STT failover', () => {
     await results.done;
   });
 
+  it("keeps a dropped provider out of the wrapper's later streams (the rest of the call)", async () => {
+    const clock = createManualClock();
+    const refusing = createBrokenSTT(createFakeSTT(), { kind: 'refuse' }, 'hosted');
+    const stt = createFailoverSTT({ chain: [refusing, createFakeSTT({ clock })], clock });
+    for (const text of ['first line', 'second line']) {
+      const stream = stt.stream();
+      const results = collect(stream.results);
+      for (const frame of speech(text)) stream.push(frame);
+      stream.flush();
+      await settle();
+      expect(results.finals()).toEqual([text]);
+      stream.close();
+      await results.done;
+    }
+    expect(refusing.opened).toBe(1);
+  });
+
   it('answers every pending flush in order after a switch', async () => {
     const clock = createManualClock();
     const stt = createFailoverSTT({

@@ -1,6 +1,6 @@
 // An STT made of several, in order of preference: a call hears through the first until it
 // fails (its results throw or end early, or a flush gets no final within `finalTimeoutMs`); then
-// the next one takes over for the rest of the stream. The audio of the utterance in progress is
+// the next one takes over for the rest of the call: this stream and the wrapper's later ones. The audio of the utterance in progress is
 // not lost: every frame and flush since the last answered flush is kept and replayed into the
 // replacement, so it answers the same flushes in the same order. From a failure to the
 // replacement's final, the wait is at most the bound that detected it plus the replacement's own
@@ -34,6 +34,8 @@ export function createFailoverSTT(options: FailoverSTTOptions): STT {
   if (!first) throw new Error('createFailoverSTT needs at least one STT');
   const finalTimeoutMs = options.finalTimeoutMs ?? DEFAULT_STT_FINAL_TIMEOUT_MS;
   const maxReplayMs = options.maxReplayMs ?? 30_000;
+  /** Where new streams start: providers dropped by earlier streams are not tried again. */
+  let active = 0;
   return {
     name: chain.map((s) => s.name).join('>'),
     partials: first.partials,
@@ -45,7 +47,7 @@ export function createFailoverSTT(options: FailoverSTTOptions): STT {
       let loggedMs = 0;
       let pending = 0;
       let audioSinceFlush = false;
-      let index = 0;
+      let index = active;
       let generation = 0;
       let inner: STTStream | null = null;
       let innerAbort: AbortController | null = null;
@@ -136,6 +138,8 @@ export function createFailoverSTT(options: FailoverSTTOptions): STT {
         inner?.close();
         inner = null;
         index += 1;
+        // Dropped for the rest of the call: the wrapper's later streams start with the replacement.
+        active = Math.max(active, index);
         const next = chain[index];
         if (!dropped || !next) {
           log = [];

@@ -140,6 +140,23 @@ describe('TTS failover', () => {
     expect(out.got.at(-1)?.last).toBe(true);
   });
 
+  it("keeps a dropped provider out of the wrapper's later streams (the rest of the call)", async () => {
+    const clock = createManualClock();
+    const dropping = createBrokenTTS(createFakeTTS(), { kind: 'drop', afterFrames: 3 }, 'hosted');
+    const backup = createBrokenTTS(createFakeTTS(), { kind: 'drop', afterFrames: 1e9 }, 'offline');
+    const tts = createFailoverTTS({ chain: [{ tts: dropping }, { tts: backup }], clock });
+    for (const text of ['First reply.', 'Second reply.']) {
+      const stream = tts.stream();
+      const out = collect(stream.audio);
+      stream.pushText(text);
+      stream.endInput();
+      await out.done;
+      expect(out.state.error).toBeNull();
+    }
+    expect(dropping.voices).toHaveLength(1);
+    expect(backup.voices).toHaveLength(2);
+  });
+
   it('does not repeat segments already played when a later one fails', async () => {
     const clock = createManualClock();
     const first = dataSpeechFrames('One.').length;

@@ -1,6 +1,7 @@
 // A TTS made of several, in order of preference, each with its own voice: a call speaks through
 // the first until it fails (its audio throws or ends early, or text waits `audioTimeoutMs` for
-// audio); then the next one takes over for the rest of the stream. Nothing said is lost: the
+// audio); then the next one takes over for the rest of the call: this stream and the wrapper's
+// later ones (a call's wrapper is its own, src/speech). Nothing said is lost: the
 // replacement gets the text of every segment not yet fully played out, from the one in progress
 // on. The segment in progress starts again from its beginning (its frames so far were already
 // played), under the same segment number, so the voice session's bookkeeping of what was said
@@ -35,6 +36,8 @@ export function createFailoverTTS(options: FailoverTTSOptions): TTS {
   const first = chain[0];
   if (!first) throw new Error('createFailoverTTS needs at least one TTS');
   const audioTimeoutMs = options.audioTimeoutMs ?? DEFAULT_TTS_AUDIO_TIMEOUT_MS;
+  /** Where new streams start: providers dropped by earlier streams are not tried again. */
+  let active = 0;
   return {
     name: chain.map((e) => e.tts.name).join('>'),
     sampleRate: first.tts.sampleRate as SampleRate,
@@ -51,7 +54,7 @@ export function createFailoverTTS(options: FailoverTTSOptions): TTS {
       let started = false;
       /** The outer number of the current provider's segment 0. */
       let base = 0;
-      let index = 0;
+      let index = active;
       let generation = 0;
       let inner: TTSStream | null = null;
       let innerAbort: AbortController | null = null;
@@ -159,6 +162,8 @@ export function createFailoverTTS(options: FailoverTTSOptions): TTS {
         const dropped = chain[index];
         closeInner();
         index += 1;
+        // Dropped for the rest of the call: the wrapper's later streams start with the replacement.
+        active = Math.max(active, index);
         const next = chain[index];
         if (!dropped || !next) {
           audio.fail(
