@@ -12,11 +12,13 @@ import {
 } from './calls/index.ts';
 import { createSimulatedPerson } from './conversation/index.ts';
 import {
+  createLoadGate,
   createLogger,
   createSafeFetch,
   systemClock,
   type Clock,
   type Config,
+  type LoadGate,
   type Logger,
   type SipConfig,
 } from './core/index.ts';
@@ -434,6 +436,8 @@ export interface EngineOptions {
   speech?: SpeechSetup;
   /** Chooses each voice call's speech (hosted vendors, failover); absent: every call runs on `speech`. */
   speechRegistry?: SpeechRegistry;
+  /** Whether this process is saturated: then it takes no new calls (absent: never). */
+  load?: LoadGate;
   /** Where calls of agents with `is_recording` are recorded, and the public URL that serves them. */
   recordings?: { storage: RecordingStorage; publicUrl: string };
   allowPrivateNetwork: boolean;
@@ -571,6 +575,7 @@ export function createEngine(options: EngineOptions): Engine {
     },
     speech: speech?.choice ?? { missing: 'no speech providers were configured' },
     ...(options.speechRegistry ? { speechRegistry: options.speechRegistry } : {}),
+    ...(options.load ? { load: options.load } : {}),
     ...(options.recordings ? { recordings: callRecordings(options.recordings) } : {}),
     clock,
     logger,
@@ -598,6 +603,7 @@ export function createEngine(options: EngineOptions): Engine {
     logger,
     node: options.node,
     ...(options.callsPollIntervalMs ? { pollIntervalMs: options.callsPollIntervalMs } : {}),
+    ...(options.load ? { mayDial: () => !options.load?.saturated } : {}),
   });
   // API-only nodes tell the workers about new work through NOTIFY; workers wake their dialer.
   wakeDialer = background
@@ -666,6 +672,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
   let engine: Engine | undefined;
   let speech: SpeechSetup | undefined;
   let sip: SipSetup | null = null;
+  const loadWatch = new AbortController();
   try {
     const bootstrap = await bootstrapWorkspace(store, config.bootstrapApiKey);
     if (bootstrap.kind === 'created') {
@@ -708,6 +715,15 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       simSpeed: config.simSpeed,
       ...(speech ? { speech } : {}),
       speechRegistry,
+      ...(config.maxEventLoopLagMs > 0
+        ? {
+            load: createLoadGate({
+              clock: systemClock,
+              maxLagMs: config.maxEventLoopLagMs,
+              signal: loadWatch.signal,
+            }),
+          }
+        : {}),
       recordings: { storage: recordings, publicUrl: config.publicUrl },
       allowPrivateNetwork: config.allowPrivateNetwork,
       messaging: overrides.messaging ?? messagingAdapters(config, clock),
@@ -764,6 +780,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       engine: running,
       sip: telephony ? { carrier: telephony.carrier, media: telephony.media } : null,
       async close() {
+        loadWatch.abort();
         await ready.close();
         await running.stop(config.shutdownTimeoutMs);
         await telephony?.close();
@@ -772,6 +789,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       },
     };
   } catch (err) {
+    loadWatch.abort();
     await api?.close();
     await engine?.stop(0);
     await sip?.close();

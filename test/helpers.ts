@@ -11,6 +11,7 @@ import {
   type Plan,
   type SipConfig,
   type SpeechConfig,
+  type LoadGate,
 } from '../src/core/index.ts';
 import { createSpeechRegistry, type SpeechVendorFactories } from '../src/speech/index.ts';
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
@@ -113,6 +114,8 @@ export async function createTestApi(
     sip?: Partial<SipConfig>;
     /** The Twilio carrier's REST base URL (a fake's) and the server's default account. */
     twilio?: { baseUrl: string; server?: { accountSid: string; authToken: string } };
+    /** Whether the process is saturated (it then takes no new calls); absent: never. */
+    load?: LoadGate;
     /** Hosted speech vendors (the speech registry); absent: no registry, every call on `speech`. */
     speechVendors?: { config: SpeechConfig; factories: SpeechVendorFactories };
   } = {},
@@ -143,6 +146,7 @@ export async function createTestApi(
     logger: silentLogger(),
     node,
     ...(speechRegistry ? { speechRegistry } : {}),
+    ...(options.load ? { load: options.load } : {}),
     simSpeed: options.simSpeed ?? 0,
     ...(sip ? { sip: sip.carrier } : {}),
     ...(options.speech ? { speech: options.speech } : {}),

@@ -96,7 +96,10 @@ export interface Admission {
 export function createAdmission(
   ctx: Omit<CallContext, 'admit'>,
   options: {
+    /** Whether this process may start calls (not when stopping). */
     mayAdmit: () => boolean;
+    /** Whether it may take more calls now (not when saturated either). */
+    mayClaim: () => boolean;
     launch: (workspace: Workspace, call: Call, prepared: Prepared) => void;
     settled: () => void;
   },
@@ -158,7 +161,7 @@ export function createAdmission(
   }
 
   function admit(workspaceId: string): Promise<void> {
-    if (!options.mayAdmit()) return Promise.resolve();
+    if (!options.mayClaim()) return Promise.resolve();
     return admissions.run(workspaceId);
   }
 

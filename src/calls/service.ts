@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { systemClock, type Clock, type HttpPort, type Logger } from '../core/index.ts';
+import { systemClock, type Clock, type HttpPort, type LoadGate, type Logger } from '../core/index.ts';
 import type { AgentRuntime } from '../runtime/index.ts';
 import type { SpeechRegistry } from '../speech/index.ts';
 import type { Call, Store, Workspace } from '../store/index.ts';
@@ -30,6 +30,8 @@ export interface CallServiceOptions {
    * on audio legs fail with that reason, and text legs (the sim's fast path) still talk.
    */
   speech: SpeechChoice;
+  /** Whether this process is saturated: then it claims no new calls (default never). */
+  load?: Pick<LoadGate, 'saturated'>;
   /** Chooses each voice call's own speech; absent: every call runs on `speech`. */
   speechRegistry?: SpeechRegistry;
   /** Where calls of agents with `is_recording` are recorded; absent: they are not. */
@@ -97,6 +99,8 @@ export function createCallService(options: CallServiceOptions): CallService {
   /** Aborted to end the poll's wait early. */
   let nap = new AbortController();
   const mayAdmit = () => !stopped && options.runsCalls !== false;
+  // A saturated process claims no new calls; those it holds still start (docs/operations.md).
+  const mayClaim = () => mayAdmit() && !options.load?.saturated;
 
   function settleIdle() {
     if (running.size > 0 || admission.busy > 0) return;
@@ -121,7 +125,7 @@ export function createCallService(options: CallServiceOptions): CallService {
       store,
       logger,
       node,
-      mayAdmit,
+      mayAdmit: mayClaim,
       onAdmitted: (workspace, admitted) => void admission.startAdmitted(workspace, admitted),
       // The locked admission sees the whole queue.
       onUnfilled: (workspace) => void admission.admit(workspace.id),
@@ -145,6 +149,7 @@ export function createCallService(options: CallServiceOptions): CallService {
 
   const admission = createAdmission(ctx, {
     mayAdmit,
+    mayClaim,
     launch: (workspace, call, prepared) =>
       ctx.track(workspace, call.id, (signal) => runOutbound(ctx, workspace, call, prepared, signal)),
     settled: settleIdle,

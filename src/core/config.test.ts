@@ -81,6 +81,7 @@ describe('loadConfig', () => {
         rateLimitPerSecond: 250,
       },
       speech: { vendors: {}, stt: [], tts: [] },
+      maxEventLoopLagMs: 50,
     });
   });
 

@@ -53,6 +53,8 @@ export interface Config {
   sip: SipConfig | undefined;
   /** Hosted speech vendors and their order (docs/speech-providers.md). */
   speech: SpeechConfig;
+  /** An event-loop p99 delay above this stops the process taking new calls (0: never; docs/operations.md). */
+  maxEventLoopLagMs: number;
 }
 
 export interface SipConfig {
@@ -270,5 +272,6 @@ export function loadConfig(env: Env = process.env): Config {
     inboundWebhookTimeoutMs: intVar(env, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS', 2500, 100, 10_000),
     sip: sipConfig(env, host === 'localhost' ? '127.0.0.1' : host),
     speech: speechConfig(env, (message) => new ConfigError(message)),
+    maxEventLoopLagMs: intVar(env, 'PARLEY_MAX_EVENT_LOOP_LAG_MS', 50, 0, 10_000),
   };
 }

@@ -17,3 +17,4 @@ export * from './agent-spec.ts';
 export * from './keep-valid.ts';
 export * from './worker.ts';
 export * from './twilio-signature.ts';
+export { createLoadGate, type LoadGate, type LoadGateOptions } from './load-gate.ts';

@@ -51,6 +51,8 @@ export interface DialerOptions {
   staleClaimMs?: number;
   /** Told after a round dispatched calls (other processes' dialers: NOTIFY). */
   onDispatched?: () => void;
+  /** Whether this process may take calls now (a saturated one dispatches none; default yes). */
+  mayDial?: () => boolean;
 }
 
 export interface Dialer {
@@ -365,6 +367,8 @@ export function createDialer(options: DialerOptions): Dialer {
       const released = await store.batches.releaseClaims({ claimedBefore: now - staleMs });
       if (released > 0) logger.warn({ released }, 'abandoned claims returned to the queue');
     }
+    // A saturated process dispatches nothing: the recipients wait for it or another node.
+    if (options.mayDial && !options.mayDial()) return 0;
     const byWorkspace = new Map<string, Batch[]>();
     for (const batch of await store.batches.active()) {
       const list = byWorkspace.get(batch.workspaceId) ?? [];

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { createManualClock } from './clock.ts';
+import { createLoadGate } from './load-gate.ts';
+
+describe('load gate', () => {
+  it('saturates on a window whose p99 lag is over the bound, and clears only well below it', async () => {
+    const clock = createManualClock();
+    const lags = [10, 60, 40, 30, 20, 80];
+    const controller = new AbortController();
+    const gate = createLoadGate({
+      clock,
+      maxLagMs: 50,
+      sample: () => lags.shift() ?? 0,
+      signal: controller.signal,
+    });
+    const seen: [number, boolean][] = [];
+    for (let i = 0; i < 6; i += 1) {
+      await clock.tick(1000);
+      seen.push([gate.lagMs, gate.saturated]);
+    }
+    expect(seen).toEqual([
+      [10, false],
+      [60, true],
+      [40, true],
+      [30, true],
+      [20, false],
+      [80, true],
+    ]);
+    controller.abort();
+    await clock.tick(1000);
+    expect(clock.pendingSleeps).toBe(0);
+  });
+
+  it("measures this process's own event loop by default", async () => {
+    const clock = createManualClock();
+    const controller = new AbortController();
+    const gate = createLoadGate({ clock, maxLagMs: 5, signal: controller.signal });
+    // Lets the histogram sample, blocks the loop well past the bound, then lets it sample again.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const until = performance.now() + 120;
+    while (performance.now() < until);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await clock.tick(1000);
+    expect(gate.lagMs).toBeGreaterThan(5);
+    expect(gate.saturated).toBe(true);
+    controller.abort();
+  });
+});

@@ -1,0 +1,69 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { Clock } from './clock.ts';
+
+// Whether this process is saturated (docs/operations.md, "Overload"): the event loop that runs
+// the calls' sessions, the API and the store is late by more than a bound. A saturated process
+// takes no new calls (they wait `pending` for a slot here later, or another node takes them), so
+// the calls it has keep their timing instead of every call degrading together.
+
+export interface LoadGateOptions {
+  clock: Clock;
+  /** The event loop's 99th percentile delay over a window above this saturates (default 50 ms). */
+  maxLagMs?: number;
+  /** A saturated process is clear again once the p99 falls below this (default half the max). */
+  clearLagMs?: number;
+  /** How long each measurement window is (default 1000 ms of `clock`). */
+  windowMs?: number;
+  /** The p99 delay (ms) of the window just ended; default Node's event-loop delay histogram. */
+  sample?: () => number;
+  signal?: AbortSignal;
+}
+
+export interface LoadGate {
+  readonly saturated: boolean;
+  /** The last window's p99 event-loop delay (ms). */
+  readonly lagMs: number;
+}
+
+export function createLoadGate(options: LoadGateOptions): LoadGate {
+  const maxLagMs = options.maxLagMs ?? 50;
+  const clearLagMs = options.clearLagMs ?? maxLagMs / 2;
+  const windowMs = options.windowMs ?? 1000;
+  let sample = options.sample;
+  let histogram: ReturnType<typeof monitorEventLoopDelay> | null = null;
+  if (!sample) {
+    const h = monitorEventLoopDelay({ resolution: 10 });
+    h.enable();
+    histogram = h;
+    sample = () => {
+      // The histogram counts in ns and includes the 10 ms sampling resolution itself.
+      const p99 = h.count > 0 ? Math.max(0, h.percentile(99) / 1e6 - 10) : 0;
+      h.reset();
+      return p99;
+    };
+  }
+  const read = sample;
+  let saturated = false;
+  let lagMs = 0;
+  void (async () => {
+    while (!options.signal?.aborted) {
+      try {
+        await options.clock.sleep(windowMs, options.signal);
+      } catch {
+        break;
+      }
+      lagMs = read();
+      if (!saturated && lagMs > maxLagMs) saturated = true;
+      else if (saturated && lagMs < clearLagMs) saturated = false;
+    }
+    histogram?.disable();
+  })();
+  return {
+    get saturated() {
+      return saturated;
+    },
+    get lagMs() {
+      return lagMs;
+    },
+  };
+}
