@@ -5,6 +5,7 @@ import { runApiCase, type CaseContext } from './api.ts';
 import { callPhaseSeconds, runCallsCase } from './calls.ts';
 import { campaignPhaseSeconds, runCampaignCase } from './campaign.ts';
 import { chatPhaseSeconds, runChatCase } from './chat.ts';
+import { failoverPhaseSeconds, runFailoverCase } from './failover.ts';
 import { loadSettings, runCleanups } from './lib.ts';
 import { runSipCase, sipPhaseSeconds } from './sip.ts';
 import { runSttCase, sttPhaseSeconds } from './stt.ts';
@@ -46,6 +47,8 @@ const CASES: Record<string, BenchCase> = {
   'ws-media': { run: runWsMediaCase, loadSeconds: () => wsMediaPhaseSeconds() },
   // Concurrent SIP calls from sipp (RTP peers in a child process); beside ws-media when it ran first (PARLEY_BENCH_SIP_*).
   sip: { run: runSipCase, loadSeconds: () => sipPhaseSeconds() },
+  // Speech failover to the offline engines: TTS and STT, refuse/drop/stall against a baseline (BENCH_FAILOVER_TRIALS).
+  failover: { run: runFailoverCase, loadSeconds: () => failoverPhaseSeconds() },
 };
 
 const SETUP_ALLOWANCE_S = 60;
