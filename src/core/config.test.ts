@@ -81,7 +81,7 @@ describe('loadConfig', () => {
         rateLimitPerSecond: 250,
       },
       speech: { vendors: {}, stt: [], tts: [] },
-      maxEventLoopLagMs: 50,
+      maxEventLoopLagMs: 100,
     });
   });
 

@@ -272,6 +272,6 @@ export function loadConfig(env: Env = process.env): Config {
     inboundWebhookTimeoutMs: intVar(env, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS', 2500, 100, 10_000),
     sip: sipConfig(env, host === 'localhost' ? '127.0.0.1' : host),
     speech: speechConfig(env, (message) => new ConfigError(message)),
-    maxEventLoopLagMs: intVar(env, 'PARLEY_MAX_EVENT_LOOP_LAG_MS', 50, 0, 10_000),
+    maxEventLoopLagMs: intVar(env, 'PARLEY_MAX_EVENT_LOOP_LAG_MS', 100, 0, 10_000),
   };
 }

@@ -8,8 +8,10 @@ import type { Clock } from './clock.ts';
 
 export interface LoadGateOptions {
   clock: Clock;
-  /** The event loop's 99th percentile delay over a window above this saturates (default 50 ms). */
+  /** The event loop's 99th percentile delay over a window above this saturates (default 100 ms). */
   maxLagMs?: number;
+  /** How many windows in a row must be over the bound (default 2: one GC pause or load is not overload). */
+  windowsOver?: number;
   /** A saturated process is clear again once the p99 falls below this (default half the max). */
   clearLagMs?: number;
   /** How long each measurement window is (default 1000 ms of `clock`). */
@@ -26,7 +28,8 @@ export interface LoadGate {
 }
 
 export function createLoadGate(options: LoadGateOptions): LoadGate {
-  const maxLagMs = options.maxLagMs ?? 50;
+  const maxLagMs = options.maxLagMs ?? 100;
+  const windowsOver = options.windowsOver ?? 2;
   const clearLagMs = options.clearLagMs ?? maxLagMs / 2;
   const windowMs = options.windowMs ?? 1000;
   let sample = options.sample;
@@ -45,6 +48,7 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
   const read = sample;
   let saturated = false;
   let lagMs = 0;
+  let over = 0;
   void (async () => {
     while (!options.signal?.aborted) {
       try {
@@ -53,7 +57,8 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
         break;
       }
       lagMs = read();
-      if (!saturated && lagMs > maxLagMs) saturated = true;
+      over = lagMs > maxLagMs ? over + 1 : 0;
+      if (!saturated && over >= windowsOver) saturated = true;
       else if (saturated && lagMs < clearLagMs) saturated = false;
     }
     histogram?.disable();
