@@ -6,7 +6,7 @@ import { createFakeSTT } from '../testing/fake-speech.ts';
 import { runSTTContract, type STTContractAudio } from '../testing/stt-contract.ts';
 import type { SpeechSwitch } from './speech-switch.ts';
 import { createFailoverSTT } from './stt-failover.ts';
-import type { STTResult } from './types.ts';
+import type { STT, STTResult } from './types.ts';
 
 const audio: STTContractAudio = {
   speech: (text, rate) => {
@@ -152,6 +152,35 @@ describe('STT failover', () => {
       await results.done;
     }
     expect(refusing.opened).toBe(1);
+  });
+
+  it("opens each provider's stream at the first frame's rate (telephone audio stays 8 kHz)", async () => {
+    const clock = createManualClock();
+    const asked: (number | undefined)[] = [];
+    const recording = (inner: STT): STT => ({
+      ...inner,
+      stream: (o) => {
+        asked.push(o?.sampleRate);
+        return inner.stream(o);
+      },
+    });
+    const stt = createFailoverSTT({
+      chain: [
+        recording(createBrokenSTT(createFakeSTT(), { kind: 'refuse' })),
+        recording(createFakeSTT({ clock })),
+      ],
+      clock,
+    });
+    const stream = stt.stream();
+    const results = collect(stream.results);
+    expect(asked).toEqual([]);
+    for (const frame of speech('yes'))
+      stream.push({ ...frame, samples: frame.samples.filter((_, i) => i % 2 === 0), sampleRate: 8000 });
+    stream.flush();
+    await settle();
+    expect(asked).toEqual([8000, 8000]);
+    stream.close();
+    await results.done;
   });
 
   it('answers every pending flush in order after a switch', async () => {

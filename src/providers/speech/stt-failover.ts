@@ -6,7 +6,7 @@
 // replacement's final, the wait is at most the bound that detected it plus the replacement's own
 // time to answer (docs/speech-providers.md).
 import { createAsyncQueue, type Clock } from '../../core/index.ts';
-import type { AudioFrame } from '../../media/index.ts';
+import type { AudioFrame, SampleRate } from '../../media/index.ts';
 import { reasonOf, type SpeechSwitch } from './speech-switch.ts';
 import { SpeechError, type STT, type STTOptions, type STTResult, type STTStream } from './types.ts';
 
@@ -94,7 +94,12 @@ export function createFailoverSTT(options: FailoverSTTOptions): STT {
         if (!stt) return null;
         const mine = generation;
         innerAbort = new AbortController();
-        const stream = stt.stream({ ...options.defaults, ...streamOptions, signal: innerAbort.signal });
+        const stream = stt.stream({
+          ...(rate ? { sampleRate: rate } : {}),
+          ...options.defaults,
+          ...streamOptions,
+          signal: innerAbort.signal,
+        });
         inner = stream;
         void (async () => {
           try {
@@ -170,12 +175,21 @@ export function createFailoverSTT(options: FailoverSTTOptions): STT {
         return { results, push: () => undefined, flush: () => undefined, close: () => undefined };
       }
       outer?.addEventListener('abort', shut, { once: true });
-      open();
+      // Opened at the first frame, at its rate unless the stream names one: a telephone leg's
+      // 8 kHz audio reaches a hosted recognizer at 8 kHz. A socket's handshake then overlaps the
+      // first utterance, which hosted recognizers decode faster than it is spoken.
+      let rate: SampleRate | null = null;
+      let opened = false;
 
       return {
         results,
         push(frame) {
           if (results.closed) return;
+          if (!opened) {
+            opened = true;
+            rate = frame.sampleRate as SampleRate;
+            open();
+          }
           log.push({ frame });
           loggedMs += msOf(frame);
           // Only audio before the first pending flush is dropped: flushes keep their answers in order.
