@@ -146,8 +146,14 @@ async function speechPlanOf(
   agent: Agent,
 ): Promise<CallSpeechPlan | { missing: string } | null> {
   if (!ctx.speechRegistry) return null;
+  // Speech is asked for at the line's rate where the carrier's is fixed (8 kHz on telephone legs).
+  const sampleRate = ctx.carriers[String(call.settings.provider ?? 'sim')]?.audioRate;
   try {
-    return await ctx.speechRegistry.forCall({ workspaceId: workspace.id, agent: agent.spec.agent ?? {} });
+    return await ctx.speechRegistry.forCall({
+      workspaceId: workspace.id,
+      agent: agent.spec.agent ?? {},
+      ...(sampleRate ? { sampleRate } : {}),
+    });
   } catch (err) {
     ctx.logger.warn(
       { err, call_id: call.id },

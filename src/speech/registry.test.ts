@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock, silentLogger, type SpeechConfig, type VendorSettings } from '../core/index.ts';
 import { dataSpeechFrames } from '../media/index.ts';
-import type { HostedSTT, HostedTTS, ProviderHealth, STTResult } from '../providers/index.ts';
+import type { HostedSTT, HostedTTS, ProviderHealth, STTResult, TTSOptions } from '../providers/index.ts';
 import { createBrokenSTT, createFakeSTT, createFakeTTS, createFakeVAD } from '../providers/testing/index.ts';
 import { createSpeechRegistry, type SpeechRegistryOptions } from './registry.ts';
 import type { CallSpeechPlan, OfflineSpeech } from './types.ts';
@@ -17,12 +17,18 @@ function hostedSTT(name: string, health: ProviderHealth = ok, broken = false): H
   return { name, partials: inner.partials, stream: (o) => inner.stream(o), check: async () => health };
 }
 
+/** Every TTS stream a hosted fake opened, with its options. */
+let asked: { tts: string; options: TTSOptions | undefined }[] = [];
+
 function hostedTTS(name: string, voices: string[], health: ProviderHealth = ok): HostedTTS {
   const inner = createFakeTTS();
   return {
     name,
     sampleRate: inner.sampleRate,
-    stream: (o) => inner.stream(o),
+    stream: (o) => {
+      asked.push({ tts: name, options: o });
+      return inner.stream(o);
+    },
     check: async () => health,
     voices: async () =>
       voices.map((id) => ({ id, name: id, gender: null, languages: ['en-US'], description: '' })),
@@ -47,6 +53,7 @@ interface Setup {
 }
 
 function registry(setup: Setup = {}) {
+  asked = [];
   const made: { vendor: string; kind: string; settings: VendorSettings }[] = [];
   const health = (key: string) => setup.health?.[key] ?? ok;
   const options: SpeechRegistryOptions = {
@@ -78,7 +85,7 @@ function registry(setup: Setup = {}) {
     clock: createManualClock(),
     logger: silentLogger(),
   };
-  return { speech: createSpeechRegistry(options), made };
+  return { speech: createSpeechRegistry(options), made, asked };
 }
 
 const server: Partial<SpeechConfig> = {
@@ -233,6 +240,40 @@ describe('speech registry: a call gets', () => {
         from: 'deepgram(srv-dg)',
         to: 'pocketsphinx',
         reason: 'deepgram(srv-dg) refused the connection',
+      },
+    ]);
+  });
+});
+
+describe('speech registry: what the vendors are asked for', () => {
+  it("the line's rate, the agent's voice tuning and language, and its voice", async () => {
+    const { speech, asked } = registry({ config: server });
+    const plan = planOf(
+      await speech.forCall({
+        workspaceId: 'w',
+        agent: {
+          voice_id: 'rachel',
+          voice_stability: 0.3,
+          voice_similarity_boost: 0.8,
+          voice_style: 0.1,
+          language: 'en-GB',
+        },
+        sampleRate: 8000,
+      }),
+    );
+    const stream = plan.speech.tts.stream({ speed: 1.2 });
+    stream.close();
+    expect(asked).toEqual([
+      {
+        tts: 'elevenlabs(srv-el)',
+        options: {
+          sampleRate: 8000,
+          language: 'en-GB',
+          tuning: { stability: 0.3, similarityBoost: 0.8, style: 0.1 },
+          speed: 1.2,
+          voice: 'rachel',
+          signal: expect.any(AbortSignal),
+        },
       },
     ]);
   });

@@ -1,4 +1,4 @@
-import type { LegEndReason, MediaLeg } from '../media/index.ts';
+import type { LegEndReason, MediaLeg, SampleRate } from '../media/index.ts';
 
 // The carrier seam (DESIGN.md sections 1, 4 and 5). A carrier places and receives calls and gives
 // each connected call a leg: a media leg (src/media/leg.ts) whose audio the voice session hears
@@ -92,6 +92,11 @@ export type IncomingHandler = (call: IncomingCall) => Promise<IncomingTaken>;
 export interface Carrier {
   /** `sim`, `sip`, `twilio`...: the provider name numbers are imported with. */
   readonly name: string;
+  /**
+   * The rate of its legs' audio when it is the same on every leg (8000 on telephone carriers);
+   * absent when it depends on the call (a WebSocket client's codec). Speech is asked for at it.
+   */
+  readonly audioRate?: SampleRate;
   dial(request: DialRequest): Promise<DialOutcome>;
   /** Sets where calls arriving for our numbers go (one handler; a carrier without one rejects). */
   onIncoming?(handler: IncomingHandler): void;

@@ -98,6 +98,7 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
 
   return {
     name: 'sim',
+    audioRate: 16000,
     speed: timer.speed,
     mode: options.voice ? 'audio' : 'text',
 

@@ -144,6 +144,7 @@ export async function createSipCarrier(options: SipCarrierOptions): Promise<SipC
 
   return {
     name: 'sip',
+    audioRate: 8000,
     port: transport.port,
     registrations,
     get active() {

@@ -371,6 +371,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
 
   return {
     name: 'twilio',
+    audioRate: 8000,
 
     get calls() {
       return new Set([...byCallId.values(), ...bySid.values()]).size;
