@@ -192,6 +192,7 @@ for (const target of storeTargets()) {
               '022-call-turns',
               '023-twilio-accounts',
               '024-sip-registrations',
+              '025-speech-providers',
             ],
           });
           expect(await fresh.isReady()).toBe(true);
