@@ -279,6 +279,41 @@ describe('speech registry: what the vendors are asked for', () => {
   });
 });
 
+describe('speech registry: what vendors said is cached', () => {
+  it('for a minute; then a stale answer serves while the fresh one comes, so calls never wait', async () => {
+    const clock = createManualClock();
+    let voices = ['rachel'];
+    let asks = 0;
+    const tts: HostedTTS = {
+      ...hostedTTS('elevenlabs', []),
+      voices: async () => {
+        asks += 1;
+        return voices.map((id) => ({ id, name: id, gender: null, languages: [], description: '' }));
+      },
+    };
+    const speech = createSpeechRegistry({
+      config: { vendors: { elevenlabs: { apiKey: 'k' } }, stt: [], tts: ['elevenlabs'] },
+      factories: { stt: {}, tts: { elevenlabs: () => tts } },
+      offline: offline(),
+      workspaceVendors: async () => [],
+      clock,
+      logger: silentLogger(),
+    });
+    const ids = async () => (await speech.voices('w'))[0]?.voices.map((v) => v.id);
+    expect(await ids()).toEqual(['rachel']);
+    voices = ['adam'];
+    clock.advance(59_000);
+    expect(await ids()).toEqual(['rachel']);
+    expect(asks).toBe(1);
+    clock.advance(2_000);
+    expect(await ids()).toEqual(['rachel']);
+    expect(asks).toBe(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await ids()).toEqual(['adam']);
+    expect(asks).toBe(2);
+  });
+});
+
 describe('speech registry: the provider read', () => {
   it('lists each vendor with its source and health, never its key, then the builtin engines', async () => {
     const { speech } = registry({

@@ -127,12 +127,38 @@ export function createSpeechRegistry(options: SpeechRegistryOptions): SpeechRegi
     return what(signal);
   }
 
+  /**
+   * A cached answer, asked again once older than `cacheMs`. Once there is an answer, a call never
+   * waits for the vendor: the stale answer serves while the fresh one comes.
+   */
+  function cached<T>(
+    current: Cached<T> | undefined,
+    keep: (c: Cached<T>) => void,
+    fetch: () => Promise<T>,
+  ): Promise<T> {
+    if (current && clock.now() - current.at < cacheMs) return current.value;
+    const fresh = fetch();
+    const next = { value: fresh, at: clock.now() };
+    if (!current) {
+      keep(next);
+      return fresh;
+    }
+    // Kept once it came, so a slow vendor never leaves the cache empty.
+    current.at = clock.now();
+    void fresh.then(
+      () => keep(next),
+      () => undefined,
+    );
+    return current.value;
+  }
+
   function health(vendor: EffectiveVendor): Promise<ProviderHealth> {
     const entry = builtFor(vendor);
-    if (entry.health && clock.now() - entry.health.at < cacheMs) return entry.health.value;
-    const value = checkBuilt(entry);
-    entry.health = { value, at: clock.now() };
-    return value;
+    return cached(
+      entry.health,
+      (c) => (entry.health = c),
+      () => checkBuilt(entry),
+    );
   }
 
   async function checkBuilt(entry: Built): Promise<ProviderHealth> {
@@ -152,10 +178,11 @@ export function createSpeechRegistry(options: SpeechRegistryOptions): SpeechRegi
     const entry = builtFor(vendor);
     const tts = entry.tts;
     if (!tts) return Promise.resolve([]);
-    if (entry.voices && clock.now() - entry.voices.at < cacheMs) return entry.voices.value;
-    const value = ask((signal) => tts.voices(signal)).catch(() => [] as VendorVoice[]);
-    entry.voices = { value, at: clock.now() };
-    return value;
+    return cached(
+      entry.voices,
+      (c) => (entry.voices = c),
+      () => ask((signal) => tts.voices(signal)).catch(() => [] as VendorVoice[]),
+    );
   }
 
   /** A vendor known to be misconfigured is left out of calls (it would only fail over). */
@@ -395,6 +422,8 @@ export function createSpeechRegistry(options: SpeechRegistryOptions): SpeechRegi
       await Promise.all(
         [...found.vendors.values()].map(async (effective) => {
           const result = await health(effective);
+          // The voice lists too, so the first calls do not wait for them.
+          await voicesOf(effective);
           if (result.ok) logger.info({ vendor: effective.vendor }, 'speech provider ready');
           else
             logger.warn(
