@@ -20,7 +20,12 @@ export interface FakeSpeech {
  * Data speech of `text`, then silence: at speed 1 the whole lasts twice the data, at speed s
  * 2/s times (never less than the data and 40 ms), so speed changes the duration as a vendor's does.
  */
-export function fakeSpeech(text: string, rate: SampleRate, encoding: 'pcm_s16le' | 'mulaw', speed = 1): FakeSpeech {
+export function fakeSpeech(
+  text: string,
+  rate: SampleRate,
+  encoding: 'pcm_s16le' | 'mulaw',
+  speed = 1,
+): FakeSpeech {
   const frames = dataSpeechFrames(text);
   const padFrames = 2 + Math.max(0, Math.round((frames.length * 2) / speed) - frames.length);
   const pcm = new Int16Array((frames.length + padFrames) * FRAME);

@@ -80,7 +80,8 @@ export async function createFakeCartesia(options: FakeCartesiaOptions): Promise<
         if (i === 1 && b.after) {
           if (b.after === 'drop') return ws.terminate();
           if (b.after === 'garbage') return ws.send('<html>bad gateway</html>');
-          if (b.after === 'oversized') return send({ type: 'chunk', data: 'A'.repeat(400_000), context_id: id });
+          if (b.after === 'oversized')
+            return send({ type: 'chunk', data: 'A'.repeat(400_000), context_id: id });
           return send({
             type: 'error',
             context_id: id,
@@ -89,7 +90,14 @@ export async function createFakeCartesia(options: FakeCartesiaOptions): Promise<
             error: `Generation failed ${b.errorText ?? ''}`,
           });
         }
-        send({ type: 'chunk', data: chunk.toString('base64'), done: false, status_code: 206, step_time: 1, context_id: id });
+        send({
+          type: 'chunk',
+          data: chunk.toString('base64'),
+          done: false,
+          status_code: 206,
+          step_time: 1,
+          context_id: id,
+        });
         // The words whose end falls in this chunk, timed from the context's start.
         const from = (i * speech.ms) / chunks.length / 1000;
         const to = ((i + 1) * speech.ms) / chunks.length / 1000;
@@ -101,7 +109,11 @@ export async function createFakeCartesia(options: FakeCartesiaOptions): Promise<
             context_id: id,
             status_code: 206,
             done: false,
-            word_timestamps: { words: here.map((t) => t.w), start: here.map((t) => t.start), end: here.map((t) => t.end) },
+            word_timestamps: {
+              words: here.map((t) => t.w),
+              start: here.map((t) => t.start),
+              end: here.map((t) => t.end),
+            },
           });
         }
       }
@@ -124,14 +136,34 @@ export async function createFakeCartesia(options: FakeCartesiaOptions): Promise<
         if (c) c.stop = true;
         return;
       }
-      const format = m.output_format as { container?: string; encoding?: string; sample_rate?: number } | undefined;
-      if (format?.container !== 'raw' || format.encoding !== 'pcm_s16le' || ![8000, 16000, 24000].includes(format.sample_rate ?? 0)) {
-        return send({ type: 'error', context_id: id, status_code: 400, done: true, error: 'unsupported output_format' });
+      const format = m.output_format as
+        { container?: string; encoding?: string; sample_rate?: number } | undefined;
+      if (
+        format?.container !== 'raw' ||
+        format.encoding !== 'pcm_s16le' ||
+        ![8000, 16000, 24000].includes(format.sample_rate ?? 0)
+      ) {
+        return send({
+          type: 'error',
+          context_id: id,
+          status_code: 400,
+          done: true,
+          error: 'unsupported output_format',
+        });
       }
       let c = contexts.get(id);
       if (!c) {
         const speed = (m.generation_config as { speed?: number } | undefined)?.speed ?? 1;
-        contexts.set(id, (c = { transcript: '', speed, rate: format.sample_rate as SampleRate, stop: false, speaking: false }));
+        contexts.set(
+          id,
+          (c = {
+            transcript: '',
+            speed,
+            rate: format.sample_rate as SampleRate,
+            stop: false,
+            speaking: false,
+          }),
+        );
       }
       c.transcript += typeof m.transcript === 'string' ? m.transcript : '';
       if (m.continue !== true && !c.speaking) void generate(id, c);
@@ -162,7 +194,8 @@ export async function createFakeCartesia(options: FakeCartesiaOptions): Promise<
       const conn: CartesiaConnection = {
         query: Object.fromEntries(url.searchParams),
         keyOk: req.headers.authorization === bearer,
-        version: url.searchParams.get('cartesia_version') ?? (req.headers['cartesia-version'] as string | undefined),
+        version:
+          url.searchParams.get('cartesia_version') ?? (req.headers['cartesia-version'] as string | undefined),
         messages: [],
         cancelled: [],
         closed: false,

@@ -86,7 +86,10 @@ export async function createFakeElevenLabs(options: FakeElevenLabsOptions): Prom
   ];
 
   function speak(ws: WebSocket, conn: ElevenLabsConnection) {
-    const contexts = new Map<string, { text: string; speed: number; flushed: boolean; closing: boolean; spoken: boolean; stop: boolean }>();
+    const contexts = new Map<
+      string,
+      { text: string; speed: number; flushed: boolean; closing: boolean; spoken: boolean; stop: boolean }
+    >();
     const format = formatOf(conn.query.output_format);
     const b = behaviour;
 
@@ -113,8 +116,15 @@ export async function createFakeElevenLabs(options: FakeElevenLabsOptions): Prom
         if (i === 1 && b.after) {
           if (b.after === 'drop') return ws.terminate();
           if (b.after === 'garbage') return ws.send('{"audio": "AAAA", isFinal');
-          if (b.after === 'oversized') return ws.send(JSON.stringify({ audio: 'A'.repeat(400_000), contextId: id }));
-          return ws.send(JSON.stringify({ message: `Something failed ${b.errorText ?? ''}`, error: 'internal', code: 1011 }));
+          if (b.after === 'oversized')
+            return ws.send(JSON.stringify({ audio: 'A'.repeat(400_000), contextId: id }));
+          return ws.send(
+            JSON.stringify({
+              message: `Something failed ${b.errorText ?? ''}`,
+              error: 'internal',
+              code: 1011,
+            }),
+          );
         }
         const spelling = i % 2 === 0 ? 'charsDurationsMs' : 'charDurationsMs';
         const aligned = alignment(text, msPerChar, i * msPerChunk, (i + 1) * msPerChunk, spelling);
@@ -146,7 +156,17 @@ export async function createFakeElevenLabs(options: FakeElevenLabsOptions): Prom
       let c = contexts.get(id);
       if (!c) {
         const settings = (m.voice_settings ?? {}) as { speed?: number };
-        contexts.set(id, (c = { text: '', speed: settings.speed ?? 1, flushed: false, closing: false, spoken: false, stop: false }));
+        contexts.set(
+          id,
+          (c = {
+            text: '',
+            speed: settings.speed ?? 1,
+            flushed: false,
+            closing: false,
+            spoken: false,
+            stop: false,
+          }),
+        );
       }
       if (typeof m.text === 'string') c.text += m.text;
       if (m.flush === true && !c.flushed && c.text.trim()) {
@@ -171,7 +191,8 @@ export async function createFakeElevenLabs(options: FakeElevenLabsOptions): Prom
       const keyOk = req.headers['xi-api-key'] === options.apiKey;
       if (req.method === 'GET' && url.pathname === '/v1/voices') {
         voiceRequests.push({ keyOk });
-        if (!keyOk) return sendJson(res, 401, { detail: { status: 'invalid_api_key', message: 'Invalid API key' } });
+        if (!keyOk)
+          return sendJson(res, 401, { detail: { status: 'invalid_api_key', message: 'Invalid API key' } });
         return sendJson(res, 200, { voices });
       }
       sendJson(res, 404, { detail: 'Not Found' });

@@ -41,7 +41,8 @@ export async function listCartesiaVoices(r: CartesiaVoiceRequest): Promise<Vendo
       signal: r.signal,
     });
     const data = Array.isArray(body) ? body : field(body, 'data');
-    if (!Array.isArray(data)) throw new VendorRequestError('cartesia: the voice list has no voices', 'bad_response');
+    if (!Array.isArray(data))
+      throw new VendorRequestError('cartesia: the voice list has no voices', 'bad_response');
     const voices = data.map(toVoice).filter((v) => v.id);
     out.push(...voices);
     if (Array.isArray(body) || field(body, 'has_more') !== true || voices.length === 0) return out;

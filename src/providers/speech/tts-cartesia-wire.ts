@@ -59,7 +59,10 @@ export function cartesiaWire(w: CartesiaWireOptions): TTSWire {
       const context = field(message, 'context_id');
       if (type === 'error') {
         const status = Number(field(message, 'status_code') ?? 0);
-        const detail = String(field(message, 'error') ?? field(message, 'message') ?? 'an error').slice(0, 200);
+        const detail = String(field(message, 'error') ?? field(message, 'message') ?? 'an error').slice(
+          0,
+          200,
+        );
         const retryable = !(status === 400 || status === 401 || status === 403 || status === 404);
         return [{ kind: 'error', description: `the vendor reported: ${detail}`, retryable }];
       }
@@ -79,7 +82,10 @@ export function cartesiaWire(w: CartesiaWireOptions): TTSWire {
       const ends = field(field(message, 'word_timestamps'), 'end');
       if (!Array.isArray(ends)) return [{ kind: 'ignore' }];
       const last = timed.get(context) ?? 0;
-      const end = Math.max(last, ...ends.filter((e): e is number => typeof e === 'number').map((e) => e * 1000));
+      const end = Math.max(
+        last,
+        ...ends.filter((e): e is number => typeof e === 'number').map((e) => e * 1000),
+      );
       timed.set(context, end);
       return [{ kind: 'aligned', context, ms: end - last }];
     },

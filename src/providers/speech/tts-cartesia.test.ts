@@ -50,7 +50,11 @@ describe('Cartesia TTS', () => {
     ]);
     expect(audio.filter((a) => a.last).map((a) => a.segment)).toEqual([0, 1]);
     const conn = server.connections.at(-1)!;
-    expect(conn).toMatchObject({ keyOk: true, version: '2025-04-16', query: { cartesia_version: '2025-04-16' } });
+    expect(conn).toMatchObject({
+      keyOk: true,
+      version: '2025-04-16',
+      query: { cartesia_version: '2025-04-16' },
+    });
     const [first, second] = [...new Set(conn.messages.map((m) => m.context_id))];
     expect(conn.messages.map((m) => [m.context_id, m.transcript, m.continue])).toEqual([
       [first, ONE, true],
@@ -164,11 +168,20 @@ describe('Cartesia TTS', () => {
     const httpBaseUrl = server.httpBaseUrl;
     const voices = await make({ httpBaseUrl }).voices();
     expect(voices).toEqual([
-      { id: 'voice-katie', name: 'Katie', gender: 'female', languages: ['en'], description: 'A friendly agent' },
+      {
+        id: 'voice-katie',
+        name: 'Katie',
+        gender: 'female',
+        languages: ['en'],
+        description: 'A friendly agent',
+      },
       { id: 'voice-marco', name: 'Marco', gender: 'male', languages: ['it'], description: 'A calm narrator' },
     ]);
     expect(await make({ httpBaseUrl }).check()).toEqual({ ok: true });
-    expect(await make({ httpBaseUrl, apiKey: 'nope' }).check()).toMatchObject({ ok: false, problem: 'bad_key' });
+    expect(await make({ httpBaseUrl, apiKey: 'nope' }).check()).toMatchObject({
+      ok: false,
+      problem: 'bad_key',
+    });
     expect(await make({ httpBaseUrl, defaultVoice: 'missing' }).check()).toMatchObject({
       ok: false,
       problem: 'bad_voice',

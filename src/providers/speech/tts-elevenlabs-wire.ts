@@ -32,7 +32,8 @@ export function voiceSettings(options: TTSOptions): Record<string, number> {
   if (tuning.stability !== undefined) settings.stability = tuning.stability;
   if (tuning.similarityBoost !== undefined) settings.similarity_boost = tuning.similarityBoost;
   if (tuning.style !== undefined) settings.style = tuning.style;
-  if (speed !== undefined && Number.isFinite(speed) && speed > 0) settings.speed = clamp(speed, ELEVENLABS_SPEED);
+  if (speed !== undefined && Number.isFinite(speed) && speed > 0)
+    settings.speed = clamp(speed, ELEVENLABS_SPEED);
   return settings;
 }
 
@@ -68,7 +69,13 @@ export function elevenLabsWire(w: ElevenLabsWireOptions): TTSWire {
     encoding: ulaw ? 'mulaw' : 'pcm_s16le',
     text: (id, text, first) => [
       ...(first
-        ? [{ text: ' ', context_id: id, ...(Object.keys(settings).length ? { voice_settings: settings } : {}) }]
+        ? [
+            {
+              text: ' ',
+              context_id: id,
+              ...(Object.keys(settings).length ? { voice_settings: settings } : {}),
+            },
+          ]
         : []),
       { text, context_id: id },
     ],

@@ -79,7 +79,12 @@ describe('ElevenLabs TTS', () => {
   it('sends the voice tuning and speed as voice_settings, and the language', async () => {
     server.behave({});
     const tuned = await speak(
-      { tuning: { stability: 0.3, similarityBoost: 0.8, style: 0.1 }, speed: 2, language: 'de-DE', voice: 'v2' },
+      {
+        tuning: { stability: 0.3, similarityBoost: 0.8, style: 0.1 },
+        speed: 2,
+        language: 'de-DE',
+        voice: 'v2',
+      },
       [ONE],
     );
     expect(tuned.error).toBeUndefined();

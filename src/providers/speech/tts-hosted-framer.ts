@@ -29,11 +29,12 @@ export function createPcmFramer(rate: SampleRate, encoding: WireEncoding): PcmFr
     const out = new Int16Array(Math.floor((bytes.length + (odd === null ? 0 : 1)) / 2));
     let n = 0;
     if (odd !== null && bytes.length > 0) {
-      out[n++] = ((bytes[0]! << 8) | odd) << 16 >> 16;
+      out[n++] = (((bytes[0]! << 8) | odd) << 16) >> 16;
       odd = null;
       from = 1;
     }
-    for (; from + 1 < bytes.length; from += 2) out[n++] = ((bytes[from + 1]! << 8) | bytes[from]!) << 16 >> 16;
+    for (; from + 1 < bytes.length; from += 2)
+      out[n++] = (((bytes[from + 1]! << 8) | bytes[from]!) << 16) >> 16;
     if (from < bytes.length) odd = bytes[from]!;
     return out;
   };
@@ -43,7 +44,7 @@ export function createPcmFramer(rate: SampleRate, encoding: WireEncoding): PcmFr
       const input = decode(bytes);
       samples += input.length;
       const out: Int16Array[] = [];
-      for (let i = 0; i < input.length; ) {
+      for (let i = 0; i < input.length;) {
         const take = Math.min(frameLength - filled, input.length - i);
         frame.set(input.subarray(i, i + take), filled);
         filled += take;

@@ -30,7 +30,10 @@ export async function getVendorJson(request: VendorGet): Promise<unknown> {
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
   let response: Response;
   try {
-    response = await fetch(request.url, { headers: { accept: 'application/json', ...request.headers }, signal });
+    response = await fetch(request.url, {
+      headers: { accept: 'application/json', ...request.headers },
+      signal,
+    });
   } catch (err) {
     if (request.signal?.aborted) throw request.signal.reason;
     throw new VendorRequestError(`${vendor}: could not be reached`, 'unreachable', err);
@@ -74,7 +77,11 @@ export async function checkByVoices(
   try {
     const voices = await list();
     if (!voices.some((v) => v.id === defaultVoice)) {
-      return { ok: false, problem: 'bad_voice', reason: `${vendor}: the default voice is not among the key's voices` };
+      return {
+        ok: false,
+        problem: 'bad_voice',
+        reason: `${vendor}: the default voice is not among the key's voices`,
+      };
     }
     return { ok: true };
   } catch (err) {

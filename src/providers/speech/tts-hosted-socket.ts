@@ -57,13 +57,19 @@ export function connectVendorSocket(options: VendorSocketOptions): Promise<WebSo
         ),
       );
     });
-    options.clock.sleep(options.connectTimeoutMs, timer.signal).then(
-      () =>
-        settle(
-          new SpeechError(`${vendor}: no connection within ${options.connectTimeoutMs} ms`, 'tts_failed', true),
-        ),
-      ignore,
-    );
+    options.clock
+      .sleep(options.connectTimeoutMs, timer.signal)
+      .then(
+        () =>
+          settle(
+            new SpeechError(
+              `${vendor}: no connection within ${options.connectTimeoutMs} ms`,
+              'tts_failed',
+              true,
+            ),
+          ),
+        ignore,
+      );
     if (options.signal.aborted) onAbort();
   });
 }

@@ -4,7 +4,7 @@ import { createAsyncQueue, type Clock, type Logger } from '../../core/index.ts';
 import type { SampleRate } from '../../media/index.ts';
 import { createPcmFramer, type PcmFramer, type WireEncoding } from './tts-hosted-framer.ts';
 import { createSegmentPlayout } from './tts-hosted-order.ts';
-import { connectVendorSocket, ignore } from './tts-hosted-socket.ts';
+import { connectVendorSocket } from './tts-hosted-socket.ts';
 import { SpeechError, type SynthesizedAudio, type TTSStream } from './types.ts';
 
 // One TTS stream over a hosted vendor's WebSocket, shared by the ElevenLabs and Cartesia adapters:
@@ -188,7 +188,11 @@ export function openHostedStream(config: HostedStreamConfig): TTSStream {
       },
       (error: unknown) => {
         connecting = false;
-        fail(error instanceof SpeechError ? error : new SpeechError(`${vendor}: could not connect`, 'tts_failed', true));
+        fail(
+          error instanceof SpeechError
+            ? error
+            : new SpeechError(`${vendor}: could not connect`, 'tts_failed', true),
+        );
       },
     );
   }
@@ -198,7 +202,9 @@ export function openHostedStream(config: HostedStreamConfig): TTSStream {
     if (finished) return;
     // Idle sockets may be closed by the vendor (inactivity): the next segment opens a new one.
     if (opened > 0 || unopened.length > 0 || playout.waiting > 0) {
-      fail(new SpeechError(`${vendor}: the connection closed mid-segment (code ${code})`, 'tts_failed', true));
+      fail(
+        new SpeechError(`${vendor}: the connection closed mid-segment (code ${code})`, 'tts_failed', true),
+      );
     }
   }
 
@@ -249,7 +255,9 @@ export function openHostedStream(config: HostedStreamConfig): TTSStream {
     opened -= 1;
     const { rest, oddByte } = s.framer.end();
     if (oddByte) {
-      return fail(new SpeechError(`${vendor}: audio ended on half a sample (not 16-bit PCM)`, 'tts_failed', true));
+      return fail(
+        new SpeechError(`${vendor}: audio ended on half a sample (not 16-bit PCM)`, 'tts_failed', true),
+      );
     }
     const ratio = s.framer.ms / s.alignedMs;
     if (s.alignedMs >= RATE_CHECK_MIN_MS && (ratio > RATE_RATIO_MAX || ratio < RATE_RATIO_MIN)) {
