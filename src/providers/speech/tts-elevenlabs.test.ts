@@ -60,6 +60,17 @@ describe('ElevenLabs TTS', () => {
     expect(conn.messages.at(-1)).toEqual({ close_socket: true });
   });
 
+  it('keeps at most 4 contexts open; later segments wait, audio stays in order', async () => {
+    server.behave({});
+    const texts = ['One.', 'Two.', 'Three.', 'Four.', 'Five.', 'Six.'];
+    const { audio, error } = await speak({}, texts);
+    expect(error).toBeUndefined();
+    expect(heard(audio)).toEqual(texts);
+    // Six contexts in turn on one socket, never more than 4 open (the adapter's bound).
+    const opens = server.connections.at(-1)!.messages.filter((m) => m.text === ' ');
+    expect(opens).toHaveLength(6);
+  });
+
   it('asks for 8 kHz audio for a telephone leg, as PCM or mu-law', async () => {
     server.behave({});
     const pcm = await speak({ sampleRate: 8000 }, [ONE]);
