@@ -34,6 +34,19 @@ export { createEnergyVAD, type EnergyVADOptions } from './speech/vad-energy.ts';
 export { createSileroVAD, type SileroVAD, type SileroVADOptions } from './speech/vad-silero.ts';
 export { createFliteTTS, type FliteTTS, type FliteTTSOptions } from './speech/tts-flite.ts';
 export {
+  ELEVENLABS_DEFAULT_BASE_URL,
+  ELEVENLABS_DEFAULT_MODEL,
+  createElevenLabsTTS,
+  type ElevenLabsTTSOptions,
+} from './speech/tts-elevenlabs.ts';
+export {
+  CARTESIA_DEFAULT_BASE_URL,
+  CARTESIA_DEFAULT_MODEL,
+  CARTESIA_DEFAULT_VERSION,
+  createCartesiaTTS,
+  type CartesiaTTSOptions,
+} from './speech/tts-cartesia.ts';
+export {
   createSimulatedVoice,
   type SimulatedVoice,
   type SimulatedVoiceOptions,
