@@ -72,6 +72,13 @@ import {
   createBuiltinLLM,
   createEnergyVAD,
   createFliteTTS,
+  createElevenLabsTTS,
+  createCartesiaTTS,
+  ELEVENLABS_DEFAULT_BASE_URL,
+  ELEVENLABS_DEFAULT_MODEL,
+  CARTESIA_DEFAULT_BASE_URL,
+  CARTESIA_DEFAULT_MODEL,
+  CARTESIA_DEFAULT_VERSION,
   createModelRouter,
   createPocketSphinxSTT,
   createSimulatedVoice,
@@ -201,9 +208,37 @@ export interface SpeechSetup {
  * settings build. Vendors without an adapter here are refused when configured.
  */
 export function speechVendorFactories(deps: { clock: Clock; logger: Logger }): SpeechVendorFactories {
-  void deps;
-  return { stt: {}, tts: {} };
+  const { clock } = deps;
+  const logger = (vendor: string) => deps.logger.child({ speech_vendor: vendor });
+  return {
+    stt: {},
+    tts: {
+      elevenlabs: (s) =>
+        createElevenLabsTTS({
+          apiKey: s.apiKey,
+          baseUrl: s.baseUrl ?? ELEVENLABS_DEFAULT_BASE_URL,
+          model: s.ttsModel ?? ELEVENLABS_DEFAULT_MODEL,
+          defaultVoice: s.voice ?? ELEVENLABS_DEFAULT_VOICE,
+          clock,
+          logger: logger('elevenlabs'),
+        }),
+      // Cartesia has no voice every key can use: its default voice is a setting (checked at start).
+      cartesia: (s) =>
+        createCartesiaTTS({
+          apiKey: s.apiKey,
+          baseUrl: s.baseUrl ?? CARTESIA_DEFAULT_BASE_URL,
+          version: CARTESIA_DEFAULT_VERSION,
+          model: s.ttsModel ?? CARTESIA_DEFAULT_MODEL,
+          defaultVoice: s.voice ?? '',
+          clock,
+          logger: logger('cartesia'),
+        }),
+    },
+  };
 }
+
+/** ElevenLabs' premade "Rachel", which every account can use. */
+const ELEVENLABS_DEFAULT_VOICE = '21m00Tcm4TlvDq8ikWAM';
 
 /** The sim's people speak with another voice than the agents' default. */
 const SIM_PERSON_VOICE = 'kal16';
