@@ -14,8 +14,12 @@ import { FRAME_MS } from '../../media/index.ts';
 export interface FrameTick {
   /** Plays our next frame to the far end; `at` is the beat's time on the grid. */
   send(at: number): void;
-  /** Hands the far end's frame of this beat (and a key, if pressed) to our receiver. */
-  deliver(at: number): void;
+  /**
+   * Hands the far end's frame of this beat (and a key, if pressed) to our receiver. `caughtUp`:
+   * the beat runs late, without a wait before it, after the event loop stalled: the far end's
+   * packets of its time may still be unread in the sockets (timers run before I/O).
+   */
+  deliver(at: number, caughtUp: boolean): void;
 }
 
 export interface FrameTicker {
@@ -32,7 +36,8 @@ export function createFrameTicker(clock: Clock): FrameTicker {
     let next = clock.now() + FRAME_MS;
     while (!signal.aborted) {
       const wait = next - clock.now();
-      if (wait > 0) await clock.sleep(wait, signal).catch(() => undefined);
+      const caughtUp = wait <= 0;
+      if (!caughtUp) await clock.sleep(wait, signal).catch(() => undefined);
       if (signal.aborted) return;
       for (const member of members) {
         try {
@@ -43,7 +48,7 @@ export function createFrameTicker(clock: Clock): FrameTicker {
       }
       for (const member of members) {
         try {
-          member.deliver(next);
+          member.deliver(next, caughtUp);
         } catch {
           // As above.
         }

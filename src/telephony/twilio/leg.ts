@@ -139,9 +139,11 @@ export function createTwilioLeg(options: TwilioLegOptions): BoundTwilioLeg {
       });
       wake();
     },
-    deliver(at) {
+    deliver(at, caughtUp) {
       if (endReason) return;
       if (lastArrival !== null && at - lastArrival < SILENCE_AFTER_MS) return;
+      // Caught up after our event loop stalled: Twilio's frames of that time may be unread yet.
+      if (caughtUp) return;
       receiver?.audio({ samples: new Int16Array(FRAME_8K), sampleRate: TWILIO_RATE, at });
     },
   };

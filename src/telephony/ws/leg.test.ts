@@ -142,6 +142,30 @@ describe('WS media leg, the client audio', () => {
     bound.closed();
   });
 
+  it("slips no silence into the client's speech when beats are caught up after our event loop stalled", async () => {
+    const { clock, bound } = setup('l16', 'payload');
+    const heard = listen(bound, clock);
+    const client = l16Client('payload');
+    // Steady: a frame 7 ms after each beat.
+    for (let k = 1; k <= 3; k += 1) {
+      await clock.tick(k === 1 ? 27 : 20);
+      bound.audio(client.frame(k));
+    }
+    // Our event loop stalls for 100 ms: the beats of that time run late, all at once, before the
+    // socket's frames of that time are read (timers run before I/O).
+    clock.advance(100);
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let k = 4; k <= 8; k += 1) bound.audio(client.frame(k));
+    const values = heard.map((h) => h.value);
+    const from = values.indexOf(100);
+    expect(values.slice(from)).toEqual([100, 200, 300, 400, 500, 600, 700, 800]);
+    // A real silence still gets its silence, on the beats that are on time.
+    await clock.tick(100);
+    expect(heard.at(-1)?.value).toBe(0);
+    client.close();
+    bound.closed();
+  });
+
   it('fills a beat with silence only when nothing came for a beat and a bit', async () => {
     const { clock, bound } = setup('l16', 'payload');
     const t0 = clock.now();

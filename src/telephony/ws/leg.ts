@@ -179,12 +179,16 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
         talking = true;
       });
     },
-    deliver(at) {
+    deliver(at, caughtUp) {
       if (endReason) return;
       if (onArrival) {
         if (lastArrival !== null && at - lastArrival < SILENCE_AFTER_MS) return;
         const until = edge.audioUntil;
         if (until !== null && until > at) return; // a burst's audio covers this beat already
+        // A beat caught up after the event loop stalled: the client's frames of that time may be
+        // waiting in the socket, read after the timers. Silence slipped in now would split its
+        // speech; the frames are timed on arrival, and an on-time beat fills a real silence.
+        if (caughtUp) return;
       } else {
         const frame = edge.next(at);
         if (frame) {
