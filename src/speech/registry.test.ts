@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createManualClock, silentLogger, type SpeechConfig, type VendorSettings } from '../core/index.ts';
+import {
+  createLogger,
+  createManualClock,
+  silentLogger,
+  type SpeechConfig,
+  type VendorSettings,
+} from '../core/index.ts';
 import { dataSpeechFrames } from '../media/index.ts';
 import type { HostedSTT, HostedTTS, ProviderHealth, STTResult, TTSOptions } from '../providers/index.ts';
 import { createBrokenSTT, createFakeSTT, createFakeTTS, createFakeVAD } from '../providers/testing/index.ts';
@@ -311,6 +317,42 @@ describe('speech registry: what vendors said is cached', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(await ids()).toEqual(['adam']);
     expect(asks).toBe(2);
+  });
+});
+
+describe('speech registry: at start', () => {
+  it('says which server vendor settings do not work, never with their key', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'info',
+      destination: { write: (line: string) => void lines.push(line) },
+    });
+    const speech = createSpeechRegistry({
+      config: server as SpeechConfig,
+      factories: {
+        stt: {
+          deepgram: (s) =>
+            hostedSTT('deepgram', { ok: false, problem: 'bad_key', reason: `refused ${s.apiKey.length}` }),
+        },
+        tts: {
+          elevenlabs: () => hostedTTS('elevenlabs', []),
+          cartesia: () =>
+            hostedTTS('cartesia', [], { ok: false, problem: 'unreachable', reason: 'connection refused' }),
+        },
+      },
+      offline: offline(),
+      workspaceVendors: async () => [],
+      clock: createManualClock(),
+      logger,
+    });
+    await speech.checkServer();
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.filter((l) => l.level === 40).map((l) => [l.vendor, l.problem])).toEqual([
+      ['deepgram', 'bad_key'],
+      ['cartesia', 'unreachable'],
+    ]);
+    expect(logged.filter((l) => l.level === 30).map((l) => l.vendor)).toEqual(['elevenlabs']);
+    expect(lines.join('\n')).not.toMatch(/srv-dg|srv-el|srv-ca/);
   });
 });
 
