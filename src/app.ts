@@ -73,6 +73,9 @@ import {
   createEnergyVAD,
   createFliteTTS,
   createElevenLabsTTS,
+  createDeepgramSTT,
+  DEEPGRAM_DEFAULT_BASE_URL,
+  DEEPGRAM_DEFAULT_MODEL,
   createCartesiaTTS,
   ELEVENLABS_DEFAULT_BASE_URL,
   ELEVENLABS_DEFAULT_MODEL,
@@ -211,7 +214,16 @@ export function speechVendorFactories(deps: { clock: Clock; logger: Logger }): S
   const { clock } = deps;
   const logger = (vendor: string) => deps.logger.child({ speech_vendor: vendor });
   return {
-    stt: {},
+    stt: {
+      deepgram: (s) =>
+        createDeepgramSTT({
+          apiKey: s.apiKey,
+          baseUrl: s.baseUrl ?? DEEPGRAM_DEFAULT_BASE_URL,
+          model: s.sttModel ?? DEEPGRAM_DEFAULT_MODEL,
+          clock,
+          logger: logger('deepgram'),
+        }),
+    },
     tts: {
       elevenlabs: (s) =>
         createElevenLabsTTS({

@@ -67,7 +67,11 @@ export {
   type PocketSphinxCheck,
   type PocketSphinxInstall,
 } from './speech/stt-pocketsphinx-availability.ts';
-export { createFailoverSTT, DEFAULT_STT_FINAL_TIMEOUT_MS, type FailoverSTTOptions } from './speech/stt-failover.ts';
+export {
+  createFailoverSTT,
+  DEFAULT_STT_FINAL_TIMEOUT_MS,
+  type FailoverSTTOptions,
+} from './speech/stt-failover.ts';
 export {
   createFailoverTTS,
   DEFAULT_TTS_AUDIO_TIMEOUT_MS,
@@ -75,3 +79,9 @@ export {
   type FailoverTTSOptions,
 } from './speech/tts-failover.ts';
 export { reasonOf, type SpeechQuality, type SpeechSwitch } from './speech/speech-switch.ts';
+export {
+  createDeepgramSTT,
+  DEEPGRAM_DEFAULT_BASE_URL,
+  DEEPGRAM_DEFAULT_MODEL,
+  type DeepgramSTTOptions,
+} from './speech/stt-deepgram.ts';
