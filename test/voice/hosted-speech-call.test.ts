@@ -9,13 +9,14 @@ import {
 } from '../../src/providers/testing/index.ts';
 import { storeTargets } from '../../src/store/testing/index.ts';
 import { createDataVoice } from '../../src/telephony/testing/index.ts';
+import { createFakeDeepgram, type FakeDeepgram } from '../deepgram-server/index.ts';
 import { createFakeElevenLabs, type FakeElevenLabs } from '../elevenlabs-server/index.ts';
 import { agentBody, createTestApi, type TestApi } from '../helpers.ts';
 
-// A whole sim call (real time, real audio frames) whose agent speaks with an ElevenLabs voice:
-// the real ElevenLabs adapter, built by the server's own vendor factories, against a local fake
-// that speaks ElevenLabs' documented WebSocket protocol (its audio is data speech, so the callee
-// hears exact words). Then the vendor drops its socket mid-sentence: the call goes on in the
+// A whole sim call (real time, real audio frames) whose agent hears through Deepgram and speaks
+// with an ElevenLabs voice: the real adapters, built by the server's own vendor factories, against
+// local fakes that speak the vendors' documented WebSocket protocols (their audio is data speech,
+// so both sides hear exact words). Then the vendor drops its socket mid-sentence: the call goes on in the
 // offline voice and completes, and its record says so.
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -38,17 +39,22 @@ function offlineFakes(): SpeechSetup {
 describe('a sim call speaking with a hosted voice', () => {
   let t: TestApi;
   let vendor: FakeElevenLabs;
+  let deepgram: FakeDeepgram;
   let agentId: string;
 
   beforeAll(async () => {
     vendor = await createFakeElevenLabs({ apiKey: 'el-secret' });
+    deepgram = await createFakeDeepgram({ apiKey: 'dg-secret' });
     t = await createTestApi(storeTargets()[0]!, {
       llm: createScriptedLLM([{ text: REPLY }], { repeatLast: true }),
       speech: offlineFakes(),
       speechVendors: {
         config: {
-          vendors: { elevenlabs: { apiKey: 'el-secret', baseUrl: vendor.baseUrl, voice: 'voice-rachel' } },
-          stt: [],
+          vendors: {
+            elevenlabs: { apiKey: 'el-secret', baseUrl: vendor.baseUrl, voice: 'voice-rachel' },
+            deepgram: { apiKey: 'dg-secret', baseUrl: deepgram.baseUrl },
+          },
+          stt: ['deepgram'],
           tts: ['elevenlabs'],
         },
         factories: speechVendorFactories({ clock: systemClock, logger: silentLogger() }),
@@ -78,6 +84,7 @@ describe('a sim call speaking with a hosted voice', () => {
   afterAll(async () => {
     await t.close();
     await vendor.close();
+    await deepgram.close();
   });
 
   async function callToTheEnd(): Promise<Json> {
@@ -101,10 +108,11 @@ describe('a sim call speaking with a hosted voice', () => {
     return call;
   }
 
-  it("speaks through the vendor's socket with the agent's voice and settings", async () => {
+  it("hears through Deepgram's socket and speaks through ElevenLabs' with the agent's voice and settings", async () => {
     const call = await callToTheEnd();
     expect(call.status, call.error_message).toBe('completed');
     expect(call.quality.speech).toMatchObject({
+      stt_providers: ['deepgram', 'pocketsphinx'],
       tts_providers: ['elevenlabs', 'flite'],
       voice: { requested: 'voice-rachel', available: true, voice: 'voice-rachel', provider: 'elevenlabs' },
       switches: [],
@@ -123,6 +131,13 @@ describe('a sim call speaking with a hosted voice', () => {
       .join('');
     expect(said).toContain('Hello, this is Sam');
     expect(JSON.stringify(used[0]!.messages)).toContain('"stability":0.4');
+    // Every caller line was heard by Deepgram (the sim's audio at 16 kHz), each turn by it.
+    const heard = deepgram.connections.at(-1)!;
+    expect(heard.query.sample_rate).toBe('16000');
+    expect(heard.controls.some((c) => c.type === 'Finalize')).toBe(true);
+    const turns = (call.quality.per_turn as Json[]).filter((turn) => turn.stt_provider !== null);
+    expect(turns.length).toBeGreaterThan(0);
+    expect(turns.every((turn) => turn.stt_provider === 'deepgram')).toBe(true);
   }, 90_000);
 
   it('goes on in the offline voice when the vendor drops mid-sentence, and says so', async () => {
