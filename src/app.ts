@@ -74,6 +74,11 @@ import {
   createFliteTTS,
   createElevenLabsTTS,
   createDeepgramSTT,
+  createOpenAISTT,
+  createOpenAITTS,
+  OPENAI_DEFAULT_BASE_URL,
+  OPENAI_DEFAULT_STT_MODEL,
+  OPENAI_DEFAULT_TTS_MODEL,
   DEEPGRAM_DEFAULT_BASE_URL,
   DEEPGRAM_DEFAULT_MODEL,
   createCartesiaTTS,
@@ -223,6 +228,14 @@ export function speechVendorFactories(deps: { clock: Clock; logger: Logger }): S
           clock,
           logger: logger('deepgram'),
         }),
+      openai: (s) =>
+        createOpenAISTT({
+          apiKey: s.apiKey,
+          baseUrl: s.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+          model: s.sttModel ?? OPENAI_DEFAULT_STT_MODEL,
+          clock,
+          logger: logger('openai'),
+        }),
     },
     tts: {
       elevenlabs: (s) =>
@@ -244,6 +257,15 @@ export function speechVendorFactories(deps: { clock: Clock; logger: Logger }): S
           defaultVoice: s.voice ?? '',
           clock,
           logger: logger('cartesia'),
+        }),
+      openai: (s) =>
+        createOpenAITTS({
+          apiKey: s.apiKey,
+          baseUrl: s.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+          model: s.ttsModel ?? OPENAI_DEFAULT_TTS_MODEL,
+          defaultVoice: s.voice ?? 'alloy',
+          clock,
+          logger: logger('openai'),
         }),
     },
   };

@@ -85,3 +85,11 @@ export {
   DEEPGRAM_DEFAULT_MODEL,
   type DeepgramSTTOptions,
 } from './speech/stt-deepgram.ts';
+export {
+  createOpenAITTS,
+  OPENAI_DEFAULT_BASE_URL,
+  OPENAI_DEFAULT_TTS_MODEL,
+  OPENAI_VOICES,
+  type OpenAITTSOptions,
+} from './speech/tts-openai.ts';
+export { createOpenAISTT, OPENAI_DEFAULT_STT_MODEL, type OpenAISTTOptions } from './speech/stt-openai.ts';
