@@ -88,6 +88,12 @@ export const AgentConfig = Type.Object(
         description: "Frames of 20 ms over which the agent's voice fades out when interrupted.",
       }),
     ),
+    greeting_interruptible: Type.Optional(
+      Type.Boolean({
+        description:
+          "Parley extension: whether the callee's speech may cut the greeting off (default false: a hello at pick-up is heard and answered after the greeting).",
+      }),
+    ),
     initial_pause_seconds: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 60, description: 'Silence before the agent first speaks.' }),
     ),

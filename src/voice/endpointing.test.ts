@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isCompleteUtterance } from './complete-utterance.ts';
-import { endpointDelayMs } from './endpointing.ts';
+import { endpointDelayMs, isTrailingOff } from './endpointing.ts';
 
 describe('complete utterance', () => {
   it('takes questions and short yes/no/thanks answers as complete', () => {
@@ -39,5 +39,36 @@ describe('endpoint delay', () => {
     expect(endpointDelayMs('high', 'I want')).toBe(1400);
     expect(endpointDelayMs('high', 'Can you hear me?')).toBe(700);
     expect(endpointDelayMs('low', 'yes')).toBe(200);
+  });
+});
+
+describe('adaptive endpointing', () => {
+  it('waits longer for a line that trails off, between documented bounds', () => {
+    for (const text of [
+      'I want to book a table and',
+      'so um',
+      'My number is, ',
+      'we could go, but',
+      'I would like',
+    ]) {
+      expect(endpointDelayMs('medium', text), text).toBe(1400);
+    }
+    expect(endpointDelayMs('low', 'and')).toBe(700);
+    expect(endpointDelayMs('high', 'because')).toBe(2450);
+  });
+
+  it('waits the patience level for anything else, half of it for a complete answer', () => {
+    expect(endpointDelayMs('medium', 'I would like a table for four')).toBe(800);
+    expect(endpointDelayMs('medium', 'Yes please.')).toBe(400);
+    expect(endpointDelayMs('medium', 'Is it open on Sunday?')).toBe(400);
+    expect(endpointDelayMs('medium', 'I want the blue one.')).toBe(800);
+  });
+
+  it('tells trailing lines from finished ones', () => {
+    expect(isTrailingOff('and then')).toBe(true);
+    expect(isTrailingOff('I want to book a')).toBe(false);
+    expect(isTrailingOff('I will be there at ten.')).toBe(false);
+    expect(isTrailingOff('the band')).toBe(false);
+    expect(isTrailingOff('')).toBe(false);
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runScriptedCall, type ScriptedCall } from './testing/index.ts';
 
 // Barge-in: caller speech cuts the agent off within one frame, the transcript keeps only what was
-// played, and short speech (a backchannel) does not count.
+// played, and short speech (a backchannel) does not count. The greeting is made interruptible
+// here (it is not by default: session-greeting.test.ts) to test barge-in on a long line.
 
 const LONG_GREETING =
   'Hello, this is Parley. I am calling about your order from last week. It should arrive soon. Is now a good time to talk?';
@@ -13,7 +14,7 @@ describe('barge-in', () => {
   it('stops playout within one frame and keeps only what was heard in the transcript', async () => {
     const call = await runScriptedCall({
       agent: { greeting_message: LONG_GREETING },
-      settings: { minWordsToInterrupt: 2, fadeOutFrames: 0 },
+      settings: { greetingInterruptible: true, minWordsToInterrupt: 2, fadeOutFrames: 0 },
       script: [
         { waitForAgentAudio: true },
         { wait: 1_500 },
@@ -55,7 +56,7 @@ describe('barge-in', () => {
   it('fades out over interruption_fade_out frames', async () => {
     const call = await runScriptedCall({
       agent: { greeting_message: LONG_GREETING },
-      settings: { minWordsToInterrupt: 1, fadeOutFrames: 3 },
+      settings: { greetingInterruptible: true, minWordsToInterrupt: 1, fadeOutFrames: 3 },
       script: [
         { waitForAgentAudio: true },
         { wait: 1_000 },
@@ -76,7 +77,7 @@ describe('barge-in', () => {
   it('speech shorter than min_words_to_interrupt is a backchannel: no cut, no turn', async () => {
     const { result, leg, conversation } = await runScriptedCall({
       agent: { greeting_message: LONG_GREETING },
-      settings: { minWordsToInterrupt: 3 },
+      settings: { greetingInterruptible: true, minWordsToInterrupt: 3 },
       script: [
         { waitForAgentAudio: true },
         { wait: 1_000 },
@@ -94,7 +95,7 @@ describe('barge-in', () => {
   it('enough words interrupt even when they come only in the final (no STT partials)', async () => {
     const call = await runScriptedCall({
       agent: { greeting_message: LONG_GREETING },
-      settings: { minWordsToInterrupt: 2, patience: 'medium' },
+      settings: { greetingInterruptible: true, minWordsToInterrupt: 2, patience: 'medium' },
       stt: { partials: false },
       script: [
         { waitForAgentAudio: true },
@@ -116,7 +117,7 @@ describe('barge-in', () => {
   it('with "0", VAD speech of 300 ms interrupts; a shorter sound does not', async () => {
     const call = await runScriptedCall({
       agent: { greeting_message: LONG_GREETING },
-      settings: { minWordsToInterrupt: 0 },
+      settings: { greetingInterruptible: true, minWordsToInterrupt: 0 },
       script: [
         { waitForAgentAudio: true },
         { wait: 500 },

@@ -54,7 +54,7 @@ describe('turns settled', () => {
     const { snapshots, onTurnsSettled } = recorder();
     const { conversation } = await runScriptedCall({
       agent: { greeting_message: GREETING },
-      settings: { minWordsToInterrupt: 2, fadeOutFrames: 0 },
+      settings: { greetingInterruptible: true, minWordsToInterrupt: 2, fadeOutFrames: 0 },
       script: [
         { waitForAgentAudio: true },
         { wait: 1_500 },

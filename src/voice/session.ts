@@ -8,7 +8,7 @@ import {
 import { FRAME_MS, type AudioFrame, type MediaLeg, type LegEndReason } from '../media/index.ts';
 import { LLMError, SpeechError, type STT, type TTS, type VAD } from '../providers/index.ts';
 import { createAudioOut } from './audio-out.ts';
-import { finalInterrupts, partialInterrupts } from './barge-in.ts';
+import { finalInterrupts, partialInterrupts, saysSomething } from './barge-in.ts';
 import { createDtmfCollector, dtmfTurnText } from './dtmf.ts';
 import { createWordFilter } from './filter-words.ts';
 import { createIdleWatch } from './idle.ts';
@@ -318,6 +318,15 @@ class VoiceCall {
       this.#greeting.clear();
     }
     const current = this.#current;
+    // Backchannels over speech that may not be cut (the greeting, by default), and a hello at
+    // pick-up over the greeting, are not turns; other words are heard and answered after it.
+    if (current && !current.interrupted && !current.interruptible) {
+      if (!saysSomething(turn.text, current.marks.kind === 'greeting')) {
+        this.#log('debug', { event: 'backchannel' }, 'short speech while the agent talks: not a turn');
+        this.#maybeQuiet();
+        return;
+      }
+    }
     if (current && !current.interrupted && current.interruptible) {
       if (this.#agentAudible()) {
         if (!finalInterrupts(this.#s.minWordsToInterrupt, turn.text)) {
@@ -437,7 +446,7 @@ class VoiceCall {
     if (this.#s.initialPauseMs > 0) await this.#timers.sleep(this.#s.initialPauseMs);
     if (this.#phase !== 'talk') return;
     let result: TurnResult | null = null;
-    const u = await this.#utter(emptyMarks('greeting'), true, async (u) => {
+    const u = await this.#utter(emptyMarks('greeting'), this.#s.greetingInterruptible, async (u) => {
       const watch = mode === 'agent_dynamic' ? this.#watchModel(u) : null;
       try {
         result = await this.#conversation.start({
@@ -462,7 +471,7 @@ class VoiceCall {
     this.#awaitingCallee = false;
     if (this.#heardSpeech || this.#phase !== 'talk') return;
     const line = this.#s.humanTimeoutLine;
-    if (line) this.#enqueue(() => this.#sayLine('greeting', line, true));
+    if (line) this.#enqueue(() => this.#sayLine('greeting', line, this.#s.greetingInterruptible));
     else this.#maybeQuiet();
   }
 

@@ -9,6 +9,7 @@
 // | greeting_message (human mode, timeout)| '' (say nothing)        | humanTimeoutLine         |
 // | greeting_message_human_talk_timeout   | 5 s                     | humanTalkTimeoutMs       |
 // | initial_pause_seconds                 | 0 s                     | initialPauseMs           |
+// | greeting_interruptible (Parley's)     | false                   | greetingInterruptible    |
 // | patience_level                        | medium                  | patience (400/800/1400)  |
 // | min_words_to_interrupt ("0".."5")     | "1"                     | minWordsToInterrupt      |
 // | interruption_fade_out (20 ms frames)  | 2 frames (40 ms)        | fadeOutFrames            |
@@ -45,6 +46,12 @@ export interface VoiceSettings {
   humanTimeoutLine: string;
   /** Agent modes: silence before the greeting. */
   initialPauseMs: number;
+  /**
+   * Whether caller speech may cut the greeting off. Off by default: a callee's "hello?" at
+   * pick-up must not stop the agent after three words; what the callee says is heard, kept, and
+   * answered after the greeting.
+   */
+  greetingInterruptible: boolean;
   patience: PatienceLevel;
   /** 0..5; 0 = caller speech of BARGE_IN_MIN_SPEECH_MS interrupts. */
   minWordsToInterrupt: number;
@@ -74,6 +81,7 @@ export interface VoiceAgentFields {
   greeting_message_mode?: GreetingMode | null;
   greeting_message_human_talk_timeout?: number | null;
   initial_pause_seconds?: number | null;
+  greeting_interruptible?: boolean | null;
   patience_level?: PatienceLevel | null;
   min_words_to_interrupt?: string | null;
   interruption_fade_out?: number | null;
@@ -105,6 +113,7 @@ export const DEFAULT_VOICE_SETTINGS: VoiceSettings = {
   humanTalkTimeoutMs: 5_000,
   humanTimeoutLine: '',
   initialPauseMs: 0,
+  greetingInterruptible: false,
   patience: 'medium',
   minWordsToInterrupt: 1,
   fadeOutFrames: 2,
@@ -148,6 +157,10 @@ export function voiceSettingsOf(agent: VoiceAgentFields): VoiceSettings {
     humanTalkTimeoutMs: seconds(agent.greeting_message_human_talk_timeout, d.humanTalkTimeoutMs),
     humanTimeoutLine: agent.greeting_message?.trim() ?? '',
     initialPauseMs: seconds(agent.initial_pause_seconds, d.initialPauseMs),
+    greetingInterruptible:
+      typeof agent.greeting_interruptible === 'boolean'
+        ? agent.greeting_interruptible
+        : d.greetingInterruptible,
     patience: PATIENCE_LEVELS.includes(agent.patience_level as PatienceLevel)
       ? (agent.patience_level as PatienceLevel)
       : d.patience,

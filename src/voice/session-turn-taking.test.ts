@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { runScriptedCall } from './testing/index.ts';
+
+// Turn-taking on the phone (docs/voice.md, "Turn-taking"): the greeting is not cut off by the
+// callee's hello at pick-up (or anything else, by default: greeting_interruptible), what the
+// callee says over it is heard and answered after it; back-channel words while the agent talks
+// neither interrupt nor make a turn; real words do.
+
+const GREETING = 'Hello, this is Sam from Sunny Solar. I am calling about the quote you asked for last week.';
+
+describe('turn-taking', () => {
+  it("plays the whole greeting over the callee's hello at pick-up, and does not answer the hello", async () => {
+    const { result, leg, conversation } = await runScriptedCall({
+      agent: { greeting_message: GREETING },
+      script: [
+        { waitForAgentAudio: true },
+        { wait: 300 },
+        { say: 'Hello?' },
+        { waitForAgentSilence: 600 },
+        { hangup: true },
+      ],
+      replies: [{ text: 'Should not be said.' }],
+    });
+    expect(result.quality.interruptions).toBe(0);
+    expect(leg.clears).toEqual([]);
+    expect(leg.heardText()).toBe(GREETING);
+    expect(conversation.transcript()).toBe(`bot: ${GREETING}`);
+  });
+
+  it('hears what the callee says over the greeting and answers it once the greeting has played', async () => {
+    const { result, leg, conversation } = await runScriptedCall({
+      agent: { greeting_message: GREETING },
+      script: [
+        { waitForAgentAudio: true },
+        { wait: 500 },
+        { say: 'Sorry who is calling?' },
+        { waitForAgentSilence: 600 },
+        { hangup: true },
+      ],
+      replies: [{ text: 'This is Sam, from Sunny Solar.' }],
+    });
+    expect(result.quality.interruptions).toBe(0);
+    expect(leg.heardText()).toBe(`${GREETING} This is Sam, from Sunny Solar.`);
+    expect(conversation.transcript().split('\n')).toEqual([
+      `bot: ${GREETING}`,
+      'human: Sorry who is calling?',
+      'bot: This is Sam, from Sunny Solar.',
+    ]);
+  });
+
+  it('lets the greeting be cut off when greeting_interruptible is set', async () => {
+    const { result, conversation } = await runScriptedCall({
+      agent: { greeting_message: GREETING },
+      settings: { greetingInterruptible: true },
+      script: [
+        { waitForAgentAudio: true },
+        { wait: 500 },
+        { say: 'Sorry who is calling?' },
+        { waitForAgentSilence: 600 },
+        { hangup: true },
+      ],
+      replies: [{ text: 'This is Sam.' }],
+    });
+    expect(result.quality.interruptions).toBe(1);
+    expect(conversation.turns[0]?.interrupted).toBe(true);
+  });
+
+  it('keeps talking over back-channel words, which make no turn; real words interrupt', async () => {
+    const LONG =
+      'Our panels come with a twenty five year warranty. Installation takes one day. The price includes the permit.';
+    const { result, conversation } = await runScriptedCall({
+      agent: { greeting_message: 'Hi there.' },
+      script: [
+        { waitForAgentSilence: 300 },
+        { say: 'Tell me about the panels' },
+        { waitForAgentAudio: true },
+        { wait: 300 },
+        { say: 'mhm yeah' },
+        { wait: 1_000 },
+        { say: 'okay right' },
+        { wait: 1_000 },
+        { say: 'wait how much' },
+        { waitForAgentSilence: 600 },
+        { hangup: true },
+      ],
+      replies: [{ text: LONG }, { text: 'It is eight thousand dollars.' }],
+    });
+    expect(result.quality.interruptions).toBe(1);
+    const lines = conversation.transcript().split('\n');
+    expect(lines.filter((l) => l.startsWith('human:'))).toEqual([
+      'human: Tell me about the panels',
+      'human: wait how much',
+    ]);
+    expect(lines.at(-1)).toBe('bot: It is eight thousand dollars.');
+    // The answer to the panels was cut where "wait" came, not at a back-channel.
+    expect(conversation.turns.find((t) => t.interrupted)?.text.length).toBeGreaterThan(40);
+  });
+});
