@@ -212,6 +212,11 @@ export function createListener(options: ListenerOptions): Listener {
         if (result.kind === 'partial') {
           lastPartial = result.text;
           events.partial(result.text);
+          // The recognizer says the speaker finished: no need to wait out the patience.
+          if (result.endOfUtterance && !speaking && cancelEndpoint) {
+            cancelEndpoint();
+            endpoint();
+          }
           continue;
         }
         awaitingFinals = Math.max(0, awaitingFinals - 1);

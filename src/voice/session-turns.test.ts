@@ -80,6 +80,22 @@ describe('endpointing', () => {
     }
   });
 
+  it('takes the turn when the recognizer says the speaker finished, without waiting out the patience', async () => {
+    const clock = createManualClock();
+    const { result } = await runScriptedCall({
+      clock,
+      stt: { clock, endpointingMs: 300 },
+      settings: { patience: 'high' },
+      script: afterGreeting({ say: 'I would like to book a table' }),
+      replies: [{ text: 'Sure.' }],
+    });
+    const reply = result.quality.per_turn.find((t) => t.kind === 'reply');
+    // The VAD's speech end is confirmed 200 ms after the last speech frame; the recognizer's
+    // 300 ms of silence come 100 ms later: far short of the high patience's 1400 ms.
+    expect(reply?.endpointing_ms).toBeGreaterThanOrEqual(300);
+    expect(reply?.endpointing_ms).toBeLessThanOrEqual(340);
+  });
+
   it('answers a complete question (or a short yes/no) in half the time', async () => {
     const question = await replyLatency('medium', 'Are you open today?', true);
     const yes = await replyLatency('high', 'Yes please', true);

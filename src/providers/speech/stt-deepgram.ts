@@ -135,14 +135,22 @@ export function createDeepgramSTT(options: DeepgramSTTOptions): HostedSTT {
       const message = parseDeepgramMessage(String(data));
       if (message.kind === 'garbage') return fail('a message that is not Deepgram JSON');
       if (message.kind === 'error') return fail(`an error message (${message.description})`);
-      if (message.kind !== 'results') return;
       const now = clock.now();
+      if (message.kind === 'utterance_end') {
+        if (pieces.length > 0)
+          results.push({ kind: 'partial', text: pieces.join(' '), at: now, endOfUtterance: true });
+        return;
+      }
+      if (message.kind !== 'results') return;
       if (!message.isFinal) {
         const text = [...pieces, message.transcript].filter(Boolean).join(' ');
         if (text) results.push({ kind: 'partial', text, at: now });
         return;
       }
       if (message.transcript) pieces.push(message.transcript);
+      // Deepgram's endpointing found the end of speech: the session may take the turn now.
+      if (message.speechFinal && !message.fromFinalize && pieces.length > 0)
+        results.push({ kind: 'partial', text: pieces.join(' '), at: now, endOfUtterance: true });
       if (message.fromFinalize && pendingFlushes > 0) {
         pendingFlushes -= 1;
         results.push({

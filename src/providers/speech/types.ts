@@ -50,6 +50,11 @@ export interface STTResult {
   at: number;
   /** 0..1 when the engine gives one. */
   confidence?: number;
+  /**
+   * On a partial: the recognizer judged that the speaker has finished (Deepgram's `speech_final`
+   * or `UtteranceEnd`); the voice session may end the turn now instead of waiting its patience.
+   */
+  endOfUtterance?: boolean;
 }
 
 export interface STTOptions {

@@ -87,6 +87,11 @@ export interface FakeSTTOptions {
   latencyMs?: number;
   /** Send a partial result at each completed word (default true). */
   partials?: boolean;
+  /**
+   * Like Deepgram's endpointing: after this much silence following speech, a partial marked
+   * `endOfUtterance` (default: never).
+   */
+  endpointingMs?: number;
 }
 
 /** Recognizes data speech exactly; partial results at each word, a final one at each flush. */
@@ -102,6 +107,8 @@ export function createFakeSTT(fake: FakeSTTOptions = {}): STT {
       const reader = createDataSpeechReader();
       let lastPartial = '';
       let heardAudio = false;
+      let quietMs = 0;
+      let spoke = false;
       const close = () => results.close();
       if (options.signal?.aborted) close();
       options.signal?.addEventListener('abort', close, { once: true });
@@ -114,6 +121,21 @@ export function createFakeSTT(fake: FakeSTTOptions = {}): STT {
           if (!partials) return;
           const text = reader.text;
           const words = text.lastIndexOf(' ') > 0 ? text.slice(0, text.lastIndexOf(' ')) : '';
+          if (fake.endpointingMs !== undefined) {
+            const loud = frame.samples.some((v) => Math.abs(v) > 1000);
+            quietMs = loud ? 0 : quietMs + (frame.samples.length * 1000) / frame.sampleRate;
+            if (loud) spoke = true;
+            if (spoke && quietMs >= fake.endpointingMs && reader.text.trim()) {
+              spoke = false;
+              results.push({
+                kind: 'partial',
+                text: reader.text.trim(),
+                at: clock.now(),
+                endOfUtterance: true,
+              });
+              lastPartial = words;
+            }
+          }
           if (words && words !== lastPartial) {
             lastPartial = words;
             results.push({ kind: 'partial', text: words, at: clock.now() });
