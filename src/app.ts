@@ -187,7 +187,7 @@ export interface SpeechSetup {
 }
 
 /** The sim's people speak with another voice than the agents' default. */
-const SIM_PERSON_VOICE = 'kal16';
+const SIM_PERSON_VOICE = 'rms';
 
 /**
  * The offline speech (docs/voice.md): the energy VAD, PocketSphinx (a system package) and flite

@@ -20,7 +20,7 @@ export const FLITE_VOICES: readonly FliteVoice[] = [
 ];
 
 /** pocketsphinx (the offline STT) recognizes kal16 best, and it is the quickest to synthesize. */
-export const DEFAULT_FLITE_VOICE = 'kal16';
+export const DEFAULT_FLITE_VOICE = 'awb';
 
 export function fliteVoice(id: string): FliteVoice | undefined {
   return FLITE_VOICES.find((v) => v.id === id);
