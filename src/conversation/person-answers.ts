@@ -113,10 +113,15 @@ export function yesNoAnswer(q: string, yes: boolean): string {
 
 /** One option of an "A or B" question, said as the choice: "mornings or afternoons" → afternoons. */
 export function choiceAnswer(q: string, pick: number): string | null {
-  const options = /(?:\b|,\s*)([\w-]+(?:,\s*[\w-]+)*)\s+or\s+([\w-]+)\s*\??$/.exec(q.replace(/[?.!]+$/, ''));
-  if (!options?.[1] || !options[2]) return null;
-  const all = [...options[1].split(/,\s*/), options[2]].filter((o) => o.length > 1);
-  const option = all[pick % all.length];
+  const question = q.replace(/[?.!]+$/, '');
+  const options = /(?:\b|,\s*)([\w-]+(?:,\s*[\w-]+)*)\s+or\s+([\w-]+)\s*$/.exec(question);
+  // Without an "or" (misheard), the last word is taken as the choice.
+  const all =
+    options?.[1] && options[2]
+      ? [...options[1].split(/,\s*/), options[2]]
+      : [question.split(/\s+/).at(-1) ?? ''];
+  const words = all.filter((o) => o.length > 2 && !/^(?:you|it|one|them|that|this)$/.test(o));
+  const option = words[pick % Math.max(1, words.length)];
   if (!option) return null;
   return `I prefer ${option}.`;
 }

@@ -13,8 +13,9 @@ export interface PersonTurn {
   hangUp: boolean;
 }
 
-export const PERSON_GOODBYE = 'Thank you, goodbye!';
-export const NOTHING_ELSE = 'No, that is all. Thank you, goodbye!';
+// "Thanks", not "thank you": PocketSphinx heard rms's "thank you" after a pause as "sin que".
+export const PERSON_GOODBYE = 'Okay, thanks, goodbye!';
+export const NOTHING_ELSE = 'No, that is all, thanks. Goodbye!';
 export const DEFAULT_CALLER_OPENING = 'Hi, I have a question.';
 /** When it is free, by seed: a day and a time in words. */
 export const SCHEDULE_ANSWERS = [
@@ -134,7 +135,8 @@ function answer(line: string, state: ReplyState): PersonTurn {
   if (named !== undefined)
     return said(typeof named === 'boolean' ? yesNoAnswer(q, named) : `It is ${spoken(String(named))}.`);
   if (/\bhow are you\b/.test(q)) return said('I am good, thank you.');
-  const choice = /\bor\b/.test(q);
+  // "prefer" asks for a choice even when its "or" was misheard ("morning so afternoons").
+  const choice = /\bor\b/.test(q) || /\bprefer\b/.test(q);
   const yesNo = YES_NO.test(q) && !choice;
   const schedule = SCHEDULE_ANSWERS[seeded(seed, 'when', SCHEDULE_ANSWERS.length)] ?? SCHEDULE_ANSWERS[0]!;
   if (choice) return said(choiceAnswer(q, seeded(seed, `or${turn}`, 2)) ?? schedule);
