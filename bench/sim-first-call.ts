@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createEngine, offlineSpeech, type SpeechSetup } from '../src/app.ts';
 import { silentLogger, systemClock } from '../src/core/index.ts';
 import { createBuiltinLLM, createModelRouter, createSimMessaging } from '../src/providers/index.ts';
-import { wordErrorRate, words } from '../src/providers/testing/index.ts';
+import { matchedWords, wordErrorRate, words } from '../src/providers/testing/index.ts';
 import { createStore } from '../src/store/index.ts';
 import type { CaseContext } from './api.ts';
 import { intEnv, machine, markdownTable, onCleanup, tempDir, textTable, writeResultsSection } from './lib.ts';
@@ -104,20 +104,6 @@ export function spokenWords(text: string): string[] {
       d.length <= 3 ? ` ${numberWords(Number(d))} ` : ` ${[...d].map((c) => ONES[Number(c)]).join(' ')} `,
     ),
   ).flatMap((w) => (CONTRACTIONS[w] ?? w).split(' '));
-}
-
-/** Words of `said` found in `heard`, in order (longest common subsequence). */
-export function matchedWords(said: string[], heard: string[]): number {
-  let previous = new Array<number>(heard.length + 1).fill(0);
-  for (let i = 1; i <= said.length; i += 1) {
-    const current = [0];
-    for (let j = 1; j <= heard.length; j += 1)
-      current.push(
-        said[i - 1] === heard[j - 1] ? previous[j - 1]! + 1 : Math.max(previous[j]!, current[j - 1]!),
-      );
-    previous = current;
-  }
-  return previous[heard.length]!;
 }
 
 interface FirstCall {

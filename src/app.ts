@@ -186,7 +186,7 @@ export interface SpeechSetup {
   close(): Promise<void>;
 }
 
-/** The sim's people speak with another voice than the agents' default. */
+/** The sim's people: the voice the agents' recognizer hears best (docs/voice.md), not the agents' default. */
 const SIM_PERSON_VOICE = 'rms';
 
 /**
@@ -220,9 +220,7 @@ export async function offlineSpeech(options: {
   const farEndStt = options.simMode === 'audio' ? await createPocketSphinxSTT({ clock, logger }) : null;
   return {
     choice: { speech: { vad, stt, tts, voice: DEFAULT_FLITE_VOICE, voices: tts.voices } },
-    farEnd: farEndStt
-      ? createSimulatedVoice({ tts, stt: farEndStt, vad, voice: SIM_PERSON_VOICE })
-      : null,
+    farEnd: farEndStt ? createSimulatedVoice({ tts, stt: farEndStt, vad, voice: SIM_PERSON_VOICE }) : null,
     async close() {
       await stt.close();
       await farEndStt?.close();

@@ -110,6 +110,7 @@ describe('builtin simulated person', () => {
     expect(await heard('hello do you on your home')).toBe('Yes, I do.');
     expect(await heard('thank you what time works best for you')).toMatch(/^\w+ \w+ at \w+ works for me\.$/);
     expect(await heard('how much do you pay each month')).toMatch(/dollars a month/);
+    expect(await heard('hello do you pay each month')).toMatch(/dollars a month/);
     expect(await heard('may i have your name')).toBe('My name is Ann.');
     expect(await heard('do you prefer morning so afternoons')).toBe('I prefer afternoons.');
     expect(await heard('hi ann this is sam from sunco')).toMatch(/^(?:Okay|Sure|Alright|Yes)/);

@@ -141,7 +141,11 @@ function answer(line: string, state: ReplyState): PersonTurn {
   const schedule = SCHEDULE_ANSWERS[seeded(seed, 'when', SCHEDULE_ANSWERS.length)] ?? SCHEDULE_ANSWERS[0]!;
   if (choice) return said(choiceAnswer(q, seeded(seed, `or${turn}`, 2)) ?? schedule);
   if (!yesNo && TIME.test(q)) return said(schedule);
-  if (/\b(?:bill|pay|paying|cost|costs|spend|price|amount)\b/.test(q) && /\b(?:how much|what)\b/.test(q))
+  // "each month" too: a misheard "how much" ("do you pay each month") still asks for an amount.
+  if (
+    /\b(?:bill|pay|paying|cost|costs|spend|price|amount)\b/.test(q) &&
+    /\b(?:how much|what|each month|a month|per month|monthly)\b/.test(q)
+  )
     return said(AMOUNT_ANSWERS[seeded(seed, 'amount', AMOUNT_ANSWERS.length)] ?? AMOUNT_ANSWERS[0]!);
   if (yesNo) return said(yesNoAnswer(q, !(seed !== '' && seeded(seed, `yn${turn}`, 4) === 0)));
   const many = /\bhow many (\w+)/.exec(q);

@@ -35,5 +35,5 @@ export {
   type Scene,
 } from './vad-audio.ts';
 export { runTTSContract, type TTSContractOptions } from './tts-contract.ts';
-export { runSTTContract, wordErrorRate, words, type STTContractAudio } from './stt-contract.ts';
+export { matchedWords, runSTTContract, wordErrorRate, words, type STTContractAudio } from './stt-contract.ts';
 export { recognize } from './recognize.ts';
