@@ -73,6 +73,33 @@ export const CALLEE_SENTENCES = [
   'Okay, I will be home.',
   'Great, thank you very much.',
 ];
+/** What agents say (the builtin model's lines and the like): what the sim's callees hear. */
+export const AGENT_SENTENCES = [
+  'Hi Ann, this is Sam from SunCo.',
+  'Hello! Do you own your home?',
+  'Perfect. Is there anything else I can help you with?',
+  'Thank you, goodbye!',
+  'What time works best for you?',
+  'Could I have your email address?',
+  'Would you like to book an appointment?',
+  'How can I help you today?',
+  'I am calling to offer a free solar assessment.',
+  'Do you prefer mornings or afternoons?',
+  'Thank you, I have noted Tuesday at ten.',
+  'Can you come next week?',
+  'How much do you pay each month?',
+  'Would you like a lower rate?',
+  'Got it. What else can I help you with?',
+  'Is this a good time to talk?',
+  'I understand. Have a nice day.',
+  'Let me transfer you to a colleague.',
+  'Your appointment is confirmed for Friday at two.',
+  'Hello, this is a test call from the voice agent.',
+  'Please press one to confirm your appointment for tomorrow at three.',
+  'Sorry, I did not get that. Could you say it again?',
+  'Hi, you have reached Acme Plumbing.',
+  'May I ask your name?',
+];
 const POOL_SIZE = 2;
 const LEAD_MS = 300;
 const TRAIL_MS = 300;
@@ -142,17 +169,20 @@ async function hear(stt: PocketSphinxSTT, utterances: AudioFrame[][]): Promise<s
 export interface VoiceScore {
   voice: string;
   sampleRate: number;
-  wer: Record<8000 | 16000, number>;
-  exact: Record<8000 | 16000, number>;
+  /** By sentence set (callee, agent), then band. */
+  wer: Record<'callee' | 'agent', Record<8000 | 16000, number>>;
+  exact: Record<'callee' | 'agent', Record<8000 | 16000, number>>;
   audioSeconds: number;
 }
 
-function score(heard: string[]): { wer: number; exact: number } {
+const SETS = { callee: CALLEE_SENTENCES, agent: AGENT_SENTENCES } as const;
+
+function score(heard: string[], sentences: readonly string[]): { wer: number; exact: number } {
   let errors = 0;
   let refWords = 0;
   let exact = 0;
   heard.forEach((text, i) => {
-    const reference = CALLEE_SENTENCES[i]!;
+    const reference = sentences[i]!;
     const n = words(reference).length;
     const wer = wordErrorRate(reference, text);
     errors += wer * n;
@@ -171,38 +201,40 @@ export async function runFliteVoicesCase(ctx: CaseContext): Promise<void> {
   try {
     await tts.warm();
     for (const voice of FLITE_VOICES) {
-      console.log(`${voice.id}: synthesizing ${CALLEE_SENTENCES.length} sentences...`);
-      const wide: Int16Array[] = [];
-      for (const text of CALLEE_SENTENCES) wide.push(await speak(tts, voice.id, text));
-      const audioSeconds = wide.reduce((n, s) => n + s.length, 0) / 16000;
       const entry: VoiceScore = {
         voice: voice.id,
         sampleRate: voice.sampleRate,
-        wer: { 8000: 0, 16000: 0 },
-        exact: { 8000: 0, 16000: 0 },
-        audioSeconds,
+        wer: { callee: { 8000: 0, 16000: 0 }, agent: { 8000: 0, 16000: 0 } },
+        exact: { callee: { 8000: 0, 16000: 0 }, agent: { 8000: 0, 16000: 0 } },
+        audioSeconds: 0,
       };
-      for (const rate of [16000, 8000] as const) {
-        const utterances = wide.map((s) =>
-          rate === 16000 ? framesOf(s, 16000) : framesOf(telephone(s), 8000),
-        );
-        // A fresh pool: what a server that just started hears (decoders adapt to what they hear).
-        const stt = await createPocketSphinxSTT({ poolSize: POOL_SIZE, utteranceTimeoutMs: 30_000 });
-        try {
-          await stt.ready();
-          const heard = await hear(stt, utterances);
-          const { wer, exact } = score(heard);
-          entry.wer[rate] = wer;
-          entry.exact[rate] = exact;
-          console.log(`  ${rate / 1000} kHz: WER ${fmt(wer * 100, 1)}%, ${exact} exact`);
-          for (const [i, text] of heard.entries())
-            if (wordErrorRate(CALLEE_SENTENCES[i]!, text) > 0) {
-              console.log(`    "${CALLEE_SENTENCES[i]}" -> "${text}"`);
-              if (rate === 16000 && examples.length < 12)
-                examples.push(`${voice.id}: "${CALLEE_SENTENCES[i]}" → "${text}"`);
-            }
-        } finally {
-          await stt.close();
+      for (const [set, sentences] of Object.entries(SETS) as [keyof typeof SETS, readonly string[]][]) {
+        console.log(`${voice.id}: synthesizing ${sentences.length} ${set} sentences...`);
+        const wide: Int16Array[] = [];
+        for (const text of sentences) wide.push(await speak(tts, voice.id, text));
+        if (set === 'callee') entry.audioSeconds = wide.reduce((n, s) => n + s.length, 0) / 16000;
+        for (const rate of [16000, 8000] as const) {
+          const utterances = wide.map((s) =>
+            rate === 16000 ? framesOf(s, 16000) : framesOf(telephone(s), 8000),
+          );
+          // A fresh pool: what a server that just started hears (decoders adapt to what they hear).
+          const stt = await createPocketSphinxSTT({ poolSize: POOL_SIZE, utteranceTimeoutMs: 30_000 });
+          try {
+            await stt.ready();
+            const heard = await hear(stt, utterances);
+            const { wer, exact } = score(heard, sentences);
+            entry.wer[set][rate] = wer;
+            entry.exact[set][rate] = exact;
+            console.log(`  ${set}, ${rate / 1000} kHz: WER ${fmt(wer * 100, 1)}%, ${exact} exact`);
+            for (const [i, text] of heard.entries())
+              if (wordErrorRate(sentences[i]!, text) > 0) {
+                console.log(`    "${sentences[i]}" -> "${text}"`);
+                if (rate === 16000 && examples.filter((e) => e.startsWith(`${voice.id}:`)).length < 2)
+                  examples.push(`${voice.id}: "${sentences[i]}" → "${text}"`);
+              }
+          } finally {
+            await stt.close();
+          }
         }
       }
       scores.push(entry);
@@ -214,24 +246,32 @@ export async function runFliteVoicesCase(ctx: CaseContext): Promise<void> {
   const loadAfter = loadavg()[0]!;
   const total = CALLEE_SENTENCES.length;
   const refWords = CALLEE_SENTENCES.reduce((n, s) => n + words(s).length, 0);
-  const ranked = [...scores].sort((a, b) => a.wer[16000] - b.wer[16000]);
+  const agentTotal = AGENT_SENTENCES.length;
+  const agentWords = AGENT_SENTENCES.reduce((n, s) => n + words(s).length, 0);
+  const ranked = [...scores].sort((a, b) => a.wer.callee[16000] - b.wer.callee[16000]);
   const header = [
     'Voice',
     'flite rate',
-    'WER 16 kHz',
-    'Exact 16 kHz',
+    'Callee lines: WER 16 kHz',
+    'exact',
     'WER 8 kHz mu-law',
-    'Exact 8 kHz',
-    'Audio s (48 sentences)',
+    'exact',
+    'Agent lines: WER 16 kHz',
+    'exact',
+    'WER 8 kHz mu-law',
+    'exact',
   ];
   const rows = ranked.map((s) => [
     s.voice,
     `${s.sampleRate / 1000} kHz`,
-    `${fmt(s.wer[16000] * 100, 1)}%`,
-    `${s.exact[16000]} / ${total}`,
-    `${fmt(s.wer[8000] * 100, 1)}%`,
-    `${s.exact[8000]} / ${total}`,
-    fmt(s.audioSeconds, 1),
+    `${fmt(s.wer.callee[16000] * 100, 1)}%`,
+    `${s.exact.callee[16000]} / ${total}`,
+    `${fmt(s.wer.callee[8000] * 100, 1)}%`,
+    `${s.exact.callee[8000]} / ${total}`,
+    `${fmt(s.wer.agent[16000] * 100, 1)}%`,
+    `${s.exact.agent[16000]} / ${agentTotal}`,
+    `${fmt(s.wer.agent[8000] * 100, 1)}%`,
+    `${s.exact.agent[8000]} / ${agentTotal}`,
   ]);
   console.log(textTable(header, rows));
   writeResultsSection(
@@ -244,14 +284,15 @@ export async function runFliteVoicesCase(ctx: CaseContext): Promise<void> {
   (the machine is shared; load changes the time taken, not the words heard).
 - Command: \`${ctx.command}\`
 - What: ${total} answers a callee gives on the phone (${refWords} words, bench/flite-voices.ts: yes/no
-  with a fact, names, numbers, times, amounts, closings), synthesized by the in-process flite TTS
+  with a fact, names, numbers, times, amounts, closings) and ${agentTotal} lines agents say (${agentWords}
+  words: the builtin model's greetings, questions and closings), synthesized by the in-process flite TTS
   (\`createFliteTTS\`) in each voice, heard by \`createPocketSphinxSTT\` (its defaults, a fresh pool of
   ${POOL_SIZE} decoders per voice and band, 2 streams at a time, not paced: the words do not depend on
   the pace). Each sentence: ${LEAD_MS} ms of silence, the sentence, ${TRAIL_MS} ms of silence, \`flush()\`.
   16 kHz: as flite gives it (8 kHz voices are resampled up by the TTS). 8 kHz mu-law: resampled to
   8 kHz (src/media Resampler), G.711 mu-law encoded and decoded, fed at 8 kHz as SIP and Twilio legs
   feed it. WER = word edits / reference words (lower case, punctuation dropped); exact = sentences
-  heard without an error. Sorted by the 16 kHz WER (the sim's legs).
+  heard without an error. Sorted by the callee lines' 16 kHz WER (the sim's legs).
 
 ${markdownTable(header, rows)}
 
