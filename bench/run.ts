@@ -6,7 +6,9 @@ import { callPhaseSeconds, runCallsCase } from './calls.ts';
 import { campaignPhaseSeconds, runCampaignCase } from './campaign.ts';
 import { chatPhaseSeconds, runChatCase } from './chat.ts';
 import { failoverPhaseSeconds, runFailoverCase } from './failover.ts';
+import { fliteVoicesPhaseSeconds, runFliteVoicesCase } from './flite-voices.ts';
 import { loadSettings, runCleanups } from './lib.ts';
+import { runSimFirstCallCase, simFirstCallPhaseSeconds } from './sim-first-call.ts';
 import { runSipCase, sipPhaseSeconds } from './sip.ts';
 import { runSttCase, sttPhaseSeconds } from './stt.ts';
 import { runTtsCase } from './tts.ts';
@@ -41,6 +43,10 @@ const CASES: Record<string, BenchCase> = {
   tts: { run: runTtsCase, loadSeconds: () => 120 },
   // 50 flite sentences in real time, 2 streams at a time: 16 kHz, 8 kHz mu-law, second pass on.
   stt: { run: runSttCase, loadSeconds: () => sttPhaseSeconds() },
+  // 48 callee answers in each of the 5 flite voices, heard by PocketSphinx at 16 kHz and 8 kHz mu-law.
+  'flite-voices': { run: runFliteVoicesCase, loadSeconds: () => fliteVoicesPhaseSeconds() },
+  // The sim's first call with the offline speech: the callee's words found in the transcript (BENCH_SIM_CALLS).
+  'sim-first-call': { run: runSimFirstCallCase, loadSeconds: () => simFirstCallPhaseSeconds() },
   // Platform share (1 and 200 calls), concurrent calls with API load (PARLEY_BENCH_VOICE_*), offline defaults.
   voice: { run: runVoiceCase, loadSeconds: () => voicePhaseSeconds() },
   // WS media test calls from real clients in a child process: share (1 and 200 calls), steps (PARLEY_BENCH_WS_MEDIA_*).

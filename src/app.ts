@@ -274,8 +274,8 @@ export function speechVendorFactories(deps: { clock: Clock; logger: Logger }): S
 /** ElevenLabs' premade "Rachel", which every account can use. */
 const ELEVENLABS_DEFAULT_VOICE = '21m00Tcm4TlvDq8ikWAM';
 
-/** The sim's people speak with another voice than the agents' default. */
-const SIM_PERSON_VOICE = 'kal16';
+/** The sim's people: the voice the agents' recognizer hears best (docs/voice.md), not the agents' default. */
+const SIM_PERSON_VOICE = 'rms';
 
 /**
  * The offline speech (docs/voice.md): the energy VAD, PocketSphinx (a system package) and flite

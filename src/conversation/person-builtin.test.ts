@@ -26,31 +26,35 @@ describe('builtin simulated person', () => {
       },
       maxTurns: 20,
     });
-    expect((await person.reply('Hi! May I ask your name?')).text).toBe("It's Jane Doe.");
+    // Facts as they are said aloud: the sim's lines are synthesized and recognized.
+    expect((await person.reply('Hi! May I ask your name?')).text).toBe('My name is Jane Doe.');
     expect((await person.reply('Thanks. Could I have your email address?')).text).toBe(
-      "It's jane@example.com.",
+      'My email is jane at example dot com.',
     );
     expect((await person.reply("What's the best phone number to reach you?")).text).toBe(
-      "It's +14155550123.",
+      'My number is one four one five five five five zero one two three.',
     );
-    expect((await person.reply('Which company are you with?')).text).toBe("I'm with Acme.");
-    expect((await person.reply('What is your household size?')).text).toBe("It's 4.");
-    expect((await person.reply('Do you own your home?')).text).toBe('Yes.');
-    expect((await person.reply('What day and time would suit you?')).text).toBe(
-      'Tomorrow at 10 works for me.',
+    expect((await person.reply('Which company are you with?')).text).toBe('I work for Acme.');
+    expect((await person.reply('What is your household size?')).text).toBe('It is four.');
+    expect((await person.reply('Do you own your home?')).text).toBe('Yes, I own my home.');
+    expect((await person.reply('What day and time would suit you?')).text).toMatch(
+      /^\w+ \w+ at \w+ works for me\.$/,
     );
-    expect((await person.reply('Do you prefer mornings or afternoons?')).text).toBe(
-      'Tomorrow at 10 works for me.',
+    expect((await person.reply('Do you prefer mornings or afternoons?')).text).toMatch(
+      /^I prefer (?:mornings|afternoons)\.$/,
     );
-    expect((await person.reply('How are you today?')).text).toBe("I'm good, thanks.");
+    expect((await person.reply('How much is your electricity bill each month?')).text).toMatch(
+      /dollars a month/,
+    );
+    expect((await person.reply('How are you today?')).text).toBe('I am good, thank you.');
     expect((await person.reply('What is the meaning of life?')).text).toMatch(/sure|know|check/);
     expect(await person.reply('Great, I have booked you in.')).toMatchObject({ hangUp: false });
   });
 
   it('says what it does not know', async () => {
     const person = make({ maxTurns: 10 });
-    expect((await person.reply('Could I have your email?')).text).toBe("I'd rather not give my email.");
-    expect((await person.reply('What is your name?')).text).toBe("I'd rather not say.");
+    expect((await person.reply('Could I have your email?')).text).toBe('I would rather not give my email.');
+    expect((await person.reply('What is your name?')).text).toBe('I would rather not say.');
   });
 
   it('varies yes/no answers and acknowledgements by seed, deterministically', async () => {
@@ -64,34 +68,56 @@ describe('builtin simulated person', () => {
     const a = await answers('call-1');
     expect(await answers('call-1')).toEqual(a);
     const all = [a, await answers('call-2'), await answers('call-3')].flat();
-    expect(all).toContain('No.');
-    expect(all).toContain('Yes.');
-    expect(new Set(all.filter((t) => !['Yes.', 'No.'].includes(t))).size).toBeGreaterThan(1);
+    const yesNo = ['Yes, I would be interested.', 'No, I would not be interested.'];
+    expect(all).toContain(yesNo[0]);
+    expect(all).toContain(yesNo[1]);
+    expect(new Set(all.filter((t) => !yesNo.includes(t))).size).toBeGreaterThan(1);
     // Without a seed the person always says yes.
     const plain = make({ maxTurns: 50 });
-    for (let i = 0; i < 8; i++) expect((await plain.reply('Would you be interested?')).text).toBe('Yes.');
+    for (let i = 0; i < 8; i++) expect((await plain.reply('Would you be interested?')).text).toBe(yesNo[0]);
   });
 
   it('says goodbye and hangs up when the agent says goodbye or asks for anything else', async () => {
     expect(await make().reply('Thank you for your time. Goodbye!')).toEqual({
-      text: 'Thanks, goodbye!',
+      text: 'Okay, thanks, goodbye!',
       hangUp: true,
     });
     expect(await make().reply('Is there anything else I can help you with?')).toEqual({
-      text: "No, that's all. Thanks, goodbye!",
+      text: 'No, that is all, thanks. Goodbye!',
       hangUp: true,
     });
   });
 
   it('hangs up on its maxTurns-th reply, answering first', async () => {
     const person = make({ maxTurns: 2 });
-    expect(await person.reply('Do you own your home?')).toEqual({ text: 'Yes.', hangUp: false });
+    expect(await person.reply('Do you own your home?')).toEqual({
+      text: 'Yes, I own my home.',
+      hangUp: false,
+    });
     expect(await person.reply('Would you like a visit?')).toEqual({
-      text: 'Yes. Thanks, goodbye!',
+      text: 'Yes, I would like a visit. Okay, thanks, goodbye!',
       hangUp: true,
     });
     const other = make({ maxTurns: 1 });
-    expect(await other.reply('Okay, noted.')).toEqual({ text: 'Thanks, goodbye!', hangUp: true });
+    expect(await other.reply('Okay, noted.')).toEqual({ text: 'Okay, thanks, goodbye!', hangUp: true });
+  });
+
+  it('answers a line heard through a recognizer, without punctuation, as the question it was', async () => {
+    const person = make({ persona: { name: 'Ann' }, maxTurns: 20 });
+    const heard = async (line: string) => (await person.reply(line)).text;
+    expect(await heard('hello do you own your home')).toBe('Yes, I own my home.');
+    // A misheard question is not echoed back as nonsense.
+    expect(await heard('hello do you on your home')).toBe('Yes, I do.');
+    expect(await heard('thank you what time works best for you')).toMatch(/^\w+ \w+ at \w+ works for me\.$/);
+    expect(await heard('how much do you pay each month')).toMatch(/dollars a month/);
+    expect(await heard('hello do you pay each month')).toMatch(/dollars a month/);
+    expect(await heard('may i have your name')).toBe('My name is Ann.');
+    expect(await heard('do you prefer morning so afternoons')).toBe('I prefer afternoons.');
+    expect(await heard('hi ann this is sam from sunco')).toMatch(/^(?:Okay|Sure|Alright|Yes)/);
+    expect(await person.reply('thank you is there anything else i can help you with')).toEqual({
+      text: 'No, that is all, thanks. Goodbye!',
+      hangUp: true,
+    });
   });
 
   describe('as a caller', () => {

@@ -1,7 +1,10 @@
+import { choiceAnswer, spoken, yesNoAnswer } from './person-answers.ts';
+import { questionIn } from './person-question.ts';
 import { personaFact, seeded, soundsLikeGoodbye, type Persona, type PersonaValue } from './person-facts.ts';
 
 // The simulated person on the offline builtin model: a few fixed rules, no language model.
-// docs/builtin-model.md ("Simulated person") lists them; keep the two in step.
+// docs/builtin-model.md ("Simulated person") lists them; keep the two in step. Its answers fit the
+// agent's question and are worded to be heard well by a speech recognizer (person-answers.ts).
 
 export type PersonRole = 'callee' | 'caller';
 
@@ -10,13 +13,21 @@ export interface PersonTurn {
   hangUp: boolean;
 }
 
-export const PERSON_GOODBYE = 'Thanks, goodbye!';
-export const NOTHING_ELSE = "No, that's all. Thanks, goodbye!";
+// "Thanks", not "thank you": PocketSphinx heard rms's "thank you" after a pause as "sin que".
+export const PERSON_GOODBYE = 'Okay, thanks, goodbye!';
+export const NOTHING_ELSE = 'No, that is all, thanks. Goodbye!';
 export const DEFAULT_CALLER_OPENING = 'Hi, I have a question.';
-export const SCHEDULE_ANSWER = 'Tomorrow at 10 works for me.';
+/** When it is free, by seed: a day and a time in words. */
+export const SCHEDULE_ANSWERS = [
+  'Tomorrow morning at ten works for me.',
+  'Friday afternoon at two works for me.',
+  'Monday morning at nine works for me.',
+];
+/** What it pays, for questions about a bill or a cost. */
+export const AMOUNT_ANSWERS = ['About two hundred dollars a month.', 'Around one hundred dollars a month.'];
 
-const ACKNOWLEDGEMENTS = ['Okay.', 'Sure.', 'Alright.', 'I see.', 'Mm-hm, okay.'];
-const UNSURE = ["I'm not sure.", "Hmm, I don't know.", "I'd have to check."];
+const ACKNOWLEDGEMENTS = ['Okay, go ahead.', 'Sure, I am listening.', 'Alright, go on.', 'Yes, I see.'];
+const UNSURE = ['I am not sure about that.', 'I do not know, sorry.', 'I would have to check.'];
 
 /** "you are calling to X" → "I am calling to X": the persona prompt speaks to the person. */
 function firstPerson(text: string): string {
@@ -59,21 +70,6 @@ export function builtinOpening(role: PersonRole, persona: Persona): string {
   return name ? `Hi, this is ${name}. ${purpose}` : `Hi, ${purpose}`;
 }
 
-/** The agent's last question (or request), lower-cased and without lead-ins; null if none. */
-function questionIn(line: string): string | null {
-  const sentences = line.split(/(?<=[.!?])\s+/).filter((s) => s.trim() !== '');
-  let question = [...sentences].reverse().find((s) => s.trim().endsWith('?'));
-  if (!question && /\b(?:tell me|let me know|please (?:give|provide|share|confirm|spell|say))\b/i.test(line))
-    question = line;
-  if (!question) return null;
-  let q = question.toLowerCase().trim();
-  for (let previous = ''; previous !== q;) {
-    previous = q;
-    q = q.replace(/^(?:so|and|also|now|okay|ok|great|alright|well|just to check|one more thing)[,.]?\s+/, '');
-  }
-  return q;
-}
-
 const YES_NO =
   /^(?:do|does|did|are|is|was|were|have|has|had|can|could|would|will|should|shall|may|might|am)\b/;
 const TIME =
@@ -82,15 +78,22 @@ const TIME =
 function sayFact(persona: Persona, fact: 'name' | 'email' | 'phone' | 'address' | 'company'): string {
   const value = personaFact(persona, fact);
   const missing = {
-    name: "I'd rather not say.",
-    email: "I'd rather not give my email.",
-    phone: 'You can reach me at this number.',
-    address: "I'd rather not give that over the phone.",
-    company: "It's just me, not a company.",
+    name: 'I would rather not say.',
+    email: 'I would rather not give my email.',
+    phone: 'You can call me at this number.',
+    address: 'I would rather not give that over the phone.',
+    company: 'It is just me, not a company.',
   };
   if (value === undefined) return missing[fact];
-  if (fact === 'company') return `I'm with ${value}.`;
-  return `It's ${value}.`;
+  const said = spoken(value);
+  const lead = {
+    name: 'My name is',
+    email: 'My email is',
+    phone: 'My number is',
+    address: 'I live at',
+    company: 'I work for',
+  };
+  return `${lead[fact]} ${said}.`;
 }
 
 /** A variable the question names by its key ("household_size" → "household size"). */
@@ -130,12 +133,24 @@ function answer(line: string, state: ReplyState): PersonTurn {
     return said(sayFact(persona, 'company'));
   const named = namedVariable(persona, q);
   if (named !== undefined)
-    return said(typeof named === 'boolean' ? (named ? 'Yes.' : 'No.') : `It's ${named}.`);
-  if (/\bhow are you\b/.test(q)) return said("I'm good, thanks.");
-  const yesNo = YES_NO.test(q) && !/\bor\b/.test(q);
-  if (!yesNo && TIME.test(q)) return said(SCHEDULE_ANSWER);
-  if (yesNo) return said(seed !== '' && seeded(seed, `yn${turn}`, 4) === 0 ? 'No.' : 'Yes.');
-  if (/\bhow (?:many|much)\b/.test(q)) return said('Two, I think.');
+    return said(typeof named === 'boolean' ? yesNoAnswer(q, named) : `It is ${spoken(String(named))}.`);
+  if (/\bhow are you\b/.test(q)) return said('I am good, thank you.');
+  // "prefer" asks for a choice even when its "or" was misheard ("morning so afternoons").
+  const choice = /\bor\b/.test(q) || /\bprefer\b/.test(q);
+  const yesNo = YES_NO.test(q) && !choice;
+  const schedule = SCHEDULE_ANSWERS[seeded(seed, 'when', SCHEDULE_ANSWERS.length)] ?? SCHEDULE_ANSWERS[0]!;
+  if (choice) return said(choiceAnswer(q, seeded(seed, `or${turn}`, 2)) ?? schedule);
+  if (!yesNo && TIME.test(q)) return said(schedule);
+  // "each month" too: a misheard "how much" ("do you pay each month") still asks for an amount.
+  if (
+    /\b(?:bill|pay|paying|cost|costs|spend|price|amount)\b/.test(q) &&
+    /\b(?:how much|what|each month|a month|per month|monthly)\b/.test(q)
+  )
+    return said(AMOUNT_ANSWERS[seeded(seed, 'amount', AMOUNT_ANSWERS.length)] ?? AMOUNT_ANSWERS[0]!);
+  if (yesNo) return said(yesNoAnswer(q, !(seed !== '' && seeded(seed, `yn${turn}`, 4) === 0)));
+  const many = /\bhow many (\w+)/.exec(q);
+  if (many?.[1]) return said(`About three ${many[1]}, I think.`);
+  if (/\bhow much\b/.test(q)) return said('About two hundred dollars, I think.');
   if (
     /\b(?:how (?:can|may) i help|what can i do for you|how can we help|what (?:are you|is this) (?:calling )?about)\b/.test(
       q,

@@ -19,8 +19,11 @@ export const FLITE_VOICES: readonly FliteVoice[] = [
   { id: 'awb', fliteName: 'awb', sampleRate: 16000 },
 ];
 
-/** pocketsphinx (the offline STT) recognizes kal16 best, and it is the quickest to synthesize. */
-export const DEFAULT_FLITE_VOICE = 'kal16';
+/**
+ * Agents' voice: PocketSphinx hears awb second best of the five, at 16 kHz and on phone lines
+ * (bench case `flite-voices`); rms, the best, is kept for the sim's people so the sides sound apart.
+ */
+export const DEFAULT_FLITE_VOICE = 'awb';
 
 export function fliteVoice(id: string): FliteVoice | undefined {
   return FLITE_VOICES.find((v) => v.id === id);

@@ -10,7 +10,7 @@ import { DEFAULT_FLITE_VOICE, FLITE_VOICES, fliteVoice } from './tts-flite-voice
 import { SpeechError, type SynthesizedAudio, type TTS, type TTSOptions, type TTSStream } from './types.ts';
 
 export interface FliteTTSOptions {
-  /** The voice of streams that name none (default kal16). */
+  /** The voice of streams that name none (default DEFAULT_FLITE_VOICE). */
   voice?: string;
   /** Worker threads of the process's flite pool, if this call creates it (default: 1-2). */
   workers?: number;

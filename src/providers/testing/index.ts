@@ -35,6 +35,6 @@ export {
   type Scene,
 } from './vad-audio.ts';
 export { runTTSContract, type TTSContractOptions } from './tts-contract.ts';
-export { runSTTContract, wordErrorRate, words, type STTContractAudio } from './stt-contract.ts';
+export { matchedWords, runSTTContract, wordErrorRate, words, type STTContractAudio } from './stt-contract.ts';
 export { recognize } from './recognize.ts';
 export { createBrokenSTT, createBrokenTTS, type STTBreak, type TTSBreak } from './broken-speech.ts';

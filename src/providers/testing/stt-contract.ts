@@ -50,6 +50,20 @@ export function wordErrorRate(reference: string, hypothesis: string): number {
   return (previous[hyp.length] ?? 0) / ref.length;
 }
 
+/** How many of `reference`'s words `hypothesis` has, in order (longest common subsequence). */
+export function matchedWords(reference: readonly string[], hypothesis: readonly string[]): number {
+  let previous = new Array<number>(hypothesis.length + 1).fill(0);
+  for (let i = 1; i <= reference.length; i += 1) {
+    const current = [0];
+    for (let j = 1; j <= hypothesis.length; j += 1) {
+      const same = reference[i - 1] === hypothesis[j - 1];
+      current.push(same ? (previous[j - 1] ?? 0) + 1 : Math.max(previous[j] ?? 0, current[j - 1] ?? 0));
+    }
+    previous = current;
+  }
+  return previous[hypothesis.length] ?? 0;
+}
+
 const FRAME_MS = 20;
 const silence = (rate: 8000 | 16000, count: number): AudioFrame[] =>
   Array.from({ length: count }, () => ({

@@ -1,6 +1,6 @@
 import { SESSION_RATE, samplesPerFrame, type AudioFrame } from '../../media/index.ts';
 import type { RemoteAudioEnd } from './audio-leg.ts';
-import { MACHINE_MESSAGE_MS, THINK_MS, type SimTimer } from './timing.ts';
+import { HANG_UP_PAUSE_MS, MACHINE_MESSAGE_MS, THINK_MS, type SimTimer } from './timing.ts';
 import type { Callee, FarEndVoice } from './types.ts';
 
 // The far end of an audio-mode sim call: the same person or answering machine as in text mode,
@@ -20,7 +20,7 @@ async function say(remote: RemoteAudioEnd, voice: FarEndVoice, text: string): Pr
 
 /**
  * A person: says its opening (if any), then answers each line it hears, after a pause to think.
- * A turn with `hangUp` ends the leg `remote_hangup` once its words have been heard.
+ * A turn with `hangUp` ends the leg `remote_hangup` a moment after its words have been heard.
  */
 export function runPersonAudio(
   remote: RemoteAudioEnd,
@@ -41,7 +41,9 @@ export function runPersonAudio(
         const turn = await callee.reply(agentSaid, signal);
         if (signal.aborted) return;
         if (turn.text !== '') await say(remote, voice, turn.text);
-        if (turn.hangUp) remote.end('remote_hangup');
+        if (!turn.hangUp) return;
+        if (turn.text !== '') await timer.wait(HANG_UP_PAUSE_MS, signal);
+        remote.end('remote_hangup');
       }),
     );
   }, signal);

@@ -12,6 +12,11 @@ export const NO_ANSWER_MS = 20_000;
 export const MACHINE_MESSAGE_MS = 60_000;
 /** A person's pause between hearing the agent out and starting to answer. */
 export const THINK_MS = 500;
+/**
+ * In audio mode, a person stays on the line this long after its last words before hanging up, as
+ * people do: the other side's ears need a moment of silence to know the line ended, or they lose it.
+ */
+export const HANG_UP_PAUSE_MS = 1_500;
 /** Speaking time per character of text (about 170 words a minute), for either side. */
 export const SPEAK_MS_PER_CHAR = 60;
 /** No single utterance takes longer than this to say or to hear. */
