@@ -8,7 +8,6 @@ export { speechQuality } from './report.ts';
 export type {
   AgentSpeechFields,
   CallSpeechPlan,
-  CatalogVoice,
   OfflineSpeech,
   ProviderStatus,
   SpeechReport,

@@ -81,18 +81,3 @@ export interface ProviderStatus {
   /** When the health was found (ms). */
   checkedAt: number;
 }
-
-/** A voice of the catalogue, from the offline TTS or a configured provider. */
-export interface CatalogVoice {
-  id: string;
-  name: string;
-  provider: string;
-  gender: 'male' | 'female' | 'neutral' | null;
-  languages: readonly string[];
-  description: string;
-  available: boolean;
-  /** The vendor's own sample URL, when it has one. */
-  previewUrl?: string;
-}
-
-export type { HostedSTT, HostedTTS };
