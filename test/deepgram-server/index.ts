@@ -16,6 +16,8 @@ export interface DeepgramBehaviour {
   refuse?: number;
   /** Accept, then never answer anything. */
   stall?: boolean;
+  /** Answer a Finalize only when it holds audio not yet finalized (as Deepgram documents). */
+  finalizeOnlyWithAudio?: boolean;
   /** After this many audio bytes: drop the socket, send garbage, an oversized message, or an error. */
   after?: { bytes: number; then: 'drop' | 'garbage' | 'oversized' | 'error' };
 }
@@ -141,7 +143,8 @@ export async function createFakeDeepgram(options: {
       if (!binary) {
         const message = JSON.parse(String(data)) as { type: string };
         conn.controls.push({ type: message.type, at: Date.now() });
-        if (message.type === 'Finalize') finish({ from_finalize: true });
+        if (message.type === 'Finalize' && (!b.finalizeOnlyWithAudio || reader.text.trim()))
+          finish({ from_finalize: true });
         if (message.type === 'CloseStream') {
           if (reader.text.trim()) finish({ speech_final: true });
           send({ type: 'Metadata', request_id: 'req-1', duration: seconds, channels: 1 });

@@ -124,6 +124,30 @@ describe('Deepgram adapter', () => {
     await results.done;
   });
 
+  it('answers a flush Deepgram does not answer (all finalized already) with the finals so far', async () => {
+    const clock = createManualClock();
+    vendor.behave({ finalizeOnlyWithAudio: true });
+    try {
+      const stream = make({ clock, finalizeTimeoutMs: 600 }).stream();
+      const results = collect(stream);
+      say(stream, 'yes I own my home');
+      // Deepgram's endpointing finalizes the line on its own; our Finalize then gets no answer.
+      for (let i = 0; i < 20; i += 1) stream.push({ samples: new Int16Array(320), sampleRate: 16000, at: 0 });
+      await until(() => results.got.some((r) => r.endOfUtterance));
+      stream.flush();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(results.finals()).toEqual([]);
+      await clock.tick(600);
+      await until(() => results.finals().length === 1);
+      expect(results.finals()).toEqual(['yes I own my home']);
+      stream.close();
+      await results.done;
+      expect(results.state.error).toBeNull();
+    } finally {
+      vendor.behave({});
+    }
+  });
+
   it('keeps the socket alive while no audio flows', async () => {
     const clock = createManualClock();
     const before = vendor.connections.length;

@@ -26,6 +26,8 @@ export interface DeepgramSTTOptions {
   endpointingMs?: number;
   /** `utterance_end_ms` (default 1000). */
   utteranceEndMs?: number;
+  /** A Finalize with no answer this long is answered with the finals so far (default 600 ms of `clock`). */
+  finalizeTimeoutMs?: number;
   /** A KeepAlive goes out after this long without audio (default 4000 ms of `clock`). */
   keepAliveMs?: number;
   /** The handshake may take this long (default 5000 ms of `clock`). */
@@ -47,6 +49,7 @@ export function createDeepgramSTT(options: DeepgramSTTOptions): HostedSTT {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger();
   const keepAliveMs = options.keepAliveMs ?? 4000;
+  const finalizeTimeoutMs = options.finalizeTimeoutMs ?? 600;
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
   const maxPayload = options.maxMessageBytes ?? 1024 * 1024;
   const maxHeldMs = options.maxHeldMs ?? 10_000;
@@ -70,6 +73,27 @@ export function createDeepgramSTT(options: DeepgramSTTOptions): HostedSTT {
     /** Finals of Deepgram's own since the last flush was answered. */
     let pieces: string[] = [];
     let pendingFlushes = 0;
+    /** Flushes answered so far. */
+    let flushCount = 0;
+    /** Whether Deepgram has interim words it has not finalized yet. */
+    let unfinalized = false;
+    const sendFinalize = () => {
+      const finalize = JSON.stringify({ type: 'Finalize' });
+      if (held) held.push(finalize);
+      else if (ws.readyState === WebSocket.OPEN) ws.send(finalize);
+    };
+    /** The oldest unanswered flush gets the finals so far. */
+    const answerFlush = (confidence?: number) => {
+      pendingFlushes -= 1;
+      flushCount += 1;
+      results.push({
+        kind: 'final',
+        text: pieces.join(' '),
+        at: clock.now(),
+        ...(confidence !== undefined ? { confidence } : {}),
+      });
+      pieces = [];
+    };
     let audioSinceFlush = false;
     let lastAudioAt = clock.now();
     let closing = false;
@@ -142,6 +166,7 @@ export function createDeepgramSTT(options: DeepgramSTTOptions): HostedSTT {
         return;
       }
       if (message.kind !== 'results') return;
+      unfinalized = !message.isFinal && message.transcript !== '';
       if (!message.isFinal) {
         const text = [...pieces, message.transcript].filter(Boolean).join(' ');
         if (text) results.push({ kind: 'partial', text, at: now });
@@ -152,14 +177,7 @@ export function createDeepgramSTT(options: DeepgramSTTOptions): HostedSTT {
       if (message.speechFinal && !message.fromFinalize && pieces.length > 0)
         results.push({ kind: 'partial', text: pieces.join(' '), at: now, endOfUtterance: true });
       if (message.fromFinalize && pendingFlushes > 0) {
-        pendingFlushes -= 1;
-        results.push({
-          kind: 'final',
-          text: pieces.join(' '),
-          at: now,
-          ...(message.confidence !== undefined ? { confidence: message.confidence } : {}),
-        });
-        pieces = [];
+        answerFlush(message.confidence);
       }
     });
 
@@ -224,9 +242,19 @@ export function createDeepgramSTT(options: DeepgramSTTOptions): HostedSTT {
         if (results.closed || !audioSinceFlush) return;
         audioSinceFlush = false;
         pendingFlushes += 1;
-        const finalize = JSON.stringify({ type: 'Finalize' });
-        if (held) held.push(finalize);
-        else if (ws.readyState === WebSocket.OPEN) ws.send(finalize);
+        // Deepgram answers a Finalize only when it still holds audio: after its own endpointing
+        // finalized everything, none comes. Then the finals so far answer the flush (a late
+        // answer's words go to the next one).
+        const flushed = flushCount + pendingFlushes;
+        // Words still interim: Deepgram holds audio and will answer (a stall is the failover's).
+        if (unfinalized) return sendFinalize();
+        clock.sleep(finalizeTimeoutMs, timers.signal).then(
+          () => {
+            if (!results.closed && flushCount < flushed) answerFlush();
+          },
+          () => undefined,
+        );
+        sendFinalize();
       },
       close() {
         streamOptions.signal?.removeEventListener('abort', end);
