@@ -72,3 +72,16 @@ describe('adaptive endpointing', () => {
     expect(isTrailingOff('')).toBe(false);
   });
 });
+
+describe('endpointing on a final', () => {
+  it('takes a line ending on a function word as trailing off, any other line as finished', () => {
+    for (const text of ['I would like to book a', 'my number is', 'and then I', "I'm", 'the order from'])
+      expect(endpointDelayMs('medium', text, 'final'), text).toBe(1400);
+    for (const text of ['I would like to book a table', 'tomorrow', 'my number is five five five'])
+      expect(endpointDelayMs('medium', text, 'final'), text).toBe(400);
+    // On a partial, the same words are read with care: the last one may still be growing.
+    expect(endpointDelayMs('medium', 'I would like to book a')).toBe(800);
+    expect(endpointDelayMs('medium', 'I would like to book a table')).toBe(800);
+    expect(endpointDelayMs('medium', '', 'final')).toBe(800);
+  });
+});

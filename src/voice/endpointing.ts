@@ -3,11 +3,12 @@ import type { PatienceLevel } from './settings.ts';
 
 // How long after the caller stops speaking (VAD speech end) the turn is taken as finished and the
 // STT is flushed (docs/voice.md, "Turn-taking"). `patience_level` picks the wait; what the
-// recognizer has heard so far (its latest partial, or the finals of the turn) adapts it between
-// documented bounds: a complete answer (a question, a short yes/no/thanks) gets half of it, a
-// line that trails off ("and", "so", "um", a comma or a dash) gets 1.75 times it,
-// anything else the wait itself. Without partials (PocketSphinx), nothing is known of the words
-// yet at the end of the first utterance of a turn: it gets the wait itself.
+// recognizer has heard so far adapts it between documented bounds: a complete answer gets half of
+// it, a line that trails off 1.75 times it. What counts depends on what was heard: a streaming
+// recognizer's latest partial often lacks the word still being spoken, so only questions, short
+// answers and conjunctions/fillers are read from it (anything else gets the wait itself); a final
+// (a recognizer without partials is flushed at the speech end to get one) has every word, so a
+// line ending on a function word trails off and one ending on any other word is complete.
 
 export const PATIENCE_MS: Readonly<Record<PatienceLevel, number>> = { low: 400, medium: 800, high: 1400 };
 
@@ -37,22 +38,53 @@ const TRAILING_WORDS = new Set([
   'like',
 ]);
 
+/**
+ * More words a finished line does not end on, read only on finals (every word is there): articles,
+ * prepositions, possessives, auxiliaries, subject pronouns and relatives ("I'd like to book a",
+ * "my number is", "and then I").
+ */
+const FUNCTION_WORDS = new Set([
+  ...'a an the to for with at on in of from about by into onto than as'.split(' '),
+  ...'my your our their his her its'.split(' '),
+  ...'is are was were am be been have has had do does did can could would will should shall may might must'.split(
+    ' ',
+  ),
+  ...'i we they he she that which who whose'.split(' '),
+  ...(
+    "i'm i'd i'll i've we're we'll we'd they're it's that's there's you're he's she's " +
+    "what's isn't wasn't don't doesn't didn't can't won't"
+  ).split(' '),
+]);
+
+/** What the wait is decided on: a streaming partial, or a final with every word of the line. */
+export type Heard = 'partial' | 'final';
+
+function lastWord(text: string): string | undefined {
+  return text
+    .toLowerCase()
+    .match(/[\p{L}\p{N}'’]+$/u)?.[0]
+    ?.replace(/’/g, "'");
+}
+
 /** Whether `text` stops mid-thought: on a comma or dash, or on a word that needs more after it. */
-export function isTrailingOff(text: string): boolean {
+export function isTrailingOff(text: string, heard: Heard = 'partial'): boolean {
   const trimmed = text.trim();
   if (trimmed === '') return false;
   if (/[,;:\-–—]$/.test(trimmed)) return true;
   if (/[.!?]$/.test(trimmed)) return false;
-  const last = trimmed
-    .toLowerCase()
-    .match(/[\p{L}\p{N}'’]+$/u)?.[0]
-    ?.replace(/’/g, "'");
-  return last !== undefined && TRAILING_WORDS.has(last);
+  const last = lastWord(trimmed);
+  if (last === undefined) return false;
+  return TRAILING_WORDS.has(last) || (heard === 'final' && FUNCTION_WORDS.has(last));
 }
 
-export function endpointDelayMs(patience: PatienceLevel, latestTranscript: string): number {
+export function endpointDelayMs(
+  patience: PatienceLevel,
+  latestTranscript: string,
+  heard: Heard = 'partial',
+): number {
   const full = PATIENCE_MS[patience];
   if (isCompleteUtterance(latestTranscript)) return Math.round(full * COMPLETE_FACTOR);
-  if (isTrailingOff(latestTranscript)) return Math.round(full * TRAILING_FACTOR);
+  if (isTrailingOff(latestTranscript, heard)) return Math.round(full * TRAILING_FACTOR);
+  if (heard === 'final' && latestTranscript.trim() !== '') return Math.round(full * COMPLETE_FACTOR);
   return full;
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/index.ts';
 import { samplesPerFrame, type AudioFrame, type SampleRate } from '../media/index.ts';
 import { SpeechError, type STT, type STTStream, type VAD, type VADStream } from '../providers/index.ts';
-import { endpointDelayMs } from './endpointing.ts';
+import { endpointDelayMs, PATIENCE_MS } from './endpointing.ts';
 import { PRE_ROLL_MS, STT_FINAL_TIMEOUT_MS, VAD_MIN_SILENCE_MS } from './limits.ts';
 import type { PatienceLevel } from './settings.ts';
 import type { Timers } from './timers.ts';
@@ -9,7 +9,9 @@ import type { Timers } from './timers.ts';
 // The caller's side of the call: every frame goes to the VAD; while the caller speaks (from a
 // short pre-roll before VAD's speech start until endpointing flushes) frames also go to the STT.
 // After VAD's speech end, endpointing waits the patience delay, then flushes the STT; the final
-// is the caller's turn. When the caller speaks again before that turn is out (during the wait, or
+// is the caller's turn. A recognizer without partials is flushed at the speech end instead, so the
+// wait can be decided on the words (endpointing.ts) while it runs; the turn is handed out when
+// the wait is over. When the caller speaks again before that turn is out (during the wait, or
 // before the final arrives), the pieces merge into one turn. The frame handler only pushes and
 // counts; VAD events and STT results are read by two loops off the media path.
 
@@ -101,6 +103,9 @@ export function createListener(options: ListenerOptions): Listener {
   let closed = false;
 
   let cancelEndpoint: (() => void) | null = null;
+  /** Without partials: the speech end whose wait is decided once its final is in. */
+  let waitingOnFinalSince: number | null = null;
+  const earlyFlush = !options.stt.partials;
   let awaitingFinals = 0;
   let cancelFinalWatch: (() => void) | null = null;
   let lastPartial = '';
@@ -149,16 +154,38 @@ export function createListener(options: ListenerOptions): Listener {
 
   function endpoint() {
     cancelEndpoint = null;
-    streaming = false;
-    if (!pushedSinceFlush) {
-      maybeHandOut();
-      return;
-    }
-    pushedSinceFlush = false;
+    waitingOnFinalSince = null;
     marks.endpointAt = clock.now();
+    if (!flush()) maybeHandOut();
+  }
+
+  /** Ends the STT's utterance; false when nothing was pushed since the last flush. */
+  function flush(): boolean {
+    streaming = false;
+    if (!pushedSinceFlush) return false;
+    pushedSinceFlush = false;
     awaitingFinals += 1;
     stt.flush();
     if (!cancelFinalWatch) watchFinal();
+    return true;
+  }
+
+  /** Waits out the endpoint delay counted from the speech end at `endAt`. */
+  function scheduleEndpoint(endAt: number) {
+    // Without partials this utterance's words come with its final: until then, the plain wait.
+    const delay =
+      earlyFlush && awaitingFinals > 0
+        ? PATIENCE_MS[options.patience]
+        : endpointDelayMs(
+            options.patience,
+            lastPartial || pendingTurnText(),
+            earlyFlush ? 'final' : 'partial',
+          );
+    const remaining = delay - (clock.now() - endAt);
+    cancelEndpoint?.();
+    cancelEndpoint = null;
+    if (remaining <= 0) endpoint();
+    else cancelEndpoint = timers.after(remaining, endpoint);
   }
 
   /** Fails the call when a flush gets no final in time (the recognizer stalled). */
@@ -184,6 +211,7 @@ export function createListener(options: ListenerOptions): Listener {
           speechStartedAt = event.at;
           cancelEndpoint?.();
           cancelEndpoint = null;
+          waitingOnFinalSince = null;
           startStreaming(event.at - PRE_ROLL_MS);
           events.speechStart(event.at);
         } else {
@@ -192,12 +220,8 @@ export function createListener(options: ListenerOptions): Listener {
           marks.endOfSpeechAt = event.at;
           events.speechEnd(event.at);
           if (closed) return;
-          const delay = endpointDelayMs(options.patience, lastPartial || pendingTurnText());
-          const remaining = delay - (clock.now() - event.at);
-          cancelEndpoint?.();
-          cancelEndpoint = null;
-          if (remaining <= 0) endpoint();
-          else cancelEndpoint = timers.after(remaining, endpoint);
+          if (earlyFlush && flush()) waitingOnFinalSince = event.at;
+          scheduleEndpoint(event.at);
         }
       }
     } catch (err) {
@@ -226,6 +250,9 @@ export function createListener(options: ListenerOptions): Listener {
         if (result.text.trim()) pending.push(result.text.trim());
         if (awaitingFinals > 0) watchFinal();
         else for (const wake of finalWaiters.splice(0)) wake();
+        // The words of a flush made at the speech end are in: the wait can now be decided on them.
+        if (waitingOnFinalSince !== null && awaitingFinals === 0 && cancelEndpoint && !speaking)
+          scheduleEndpoint(waitingOnFinalSince);
         maybeHandOut();
       }
       if (!closed) fail(new SpeechError('the speech recognizer stopped', 'stt_failed', true));

@@ -105,6 +105,45 @@ describe('endpointing', () => {
     expect(statement.endpointing_ms).toBe(800);
   });
 
+  it('without partials, flushes at the speech end and decides the wait on the final', async () => {
+    const decided = async (said: string) => {
+      const clock = createManualClock();
+      const { result } = await runScriptedCall({
+        clock,
+        stt: { partials: false },
+        settings: { patience: 'medium' },
+        script: afterGreeting({ say: said }),
+        replies: [{ text: 'Sure.' }],
+      });
+      const reply = result.quality.per_turn.find((t) => t.kind === 'reply');
+      if (!reply) throw new Error('no reply turn');
+      return reply;
+    };
+    const finished = await decided('I would like to book a table');
+    const trailing = await decided('I would like to book a');
+    const filler = await decided('my number is um');
+    expect([finished.endpointing_ms, trailing.endpointing_ms, filler.endpointing_ms]).toEqual([
+      400, 1400, 1400,
+    ]);
+    // The recognizer ran during the wait: the turn starts as the wait ends.
+    expect(finished.total_ms).toBeLessThanOrEqual(400 + 40);
+  });
+
+  it('without partials, a 600 ms pause after a function word keeps one turn', async () => {
+    const { conversation, result } = await runScriptedCall({
+      stt: { partials: false },
+      settings: { patience: 'medium' },
+      script: afterGreeting({ say: 'I want to book a' }, { wait: 600 }, { say: 'table for two' }),
+      replies: [{ text: 'For when?' }],
+    });
+    expect(conversation.transcript().split('\n')).toEqual([
+      'bot: Hello, this is Parley.',
+      'human: I want to book a table for two',
+      'bot: For when?',
+    ]);
+    expect(result.quality.turns).toBe(1);
+  });
+
   it('a pause shorter than the patience delay keeps one turn', async () => {
     const { conversation } = await runScriptedCall({
       settings: { patience: 'medium' },

@@ -281,10 +281,10 @@ describe.runIf(runHere)('SIP calls with baresip as the far end', () => {
     // And the caller heard the target: its line is on the agent's side of the recording.
     const res = await t.call({ method: 'GET', url: `/v2/calls/${String(call.call_id)}/recording` });
     expect(res.statusCode).toBe(200);
-    // The target's line, from the bridge up to 4 s after it began to speak.
+    // The target's line, anywhere in the bridged part: on a loaded machine baresip's own timer
+    // may start it late, so no window narrower than the bridge is assumed.
     const side = bridgedPart(agentSideOf(res.rawPayload), transfer, 0);
-    const lineEndMs = TARGET_LEAD_MS + 4_000 - briefedMs;
-    const words = await recognize(ears, downsample(side.subarray(0, lineEndMs * 16)), 8000);
+    const words = await recognize(ears, downsample(side), 8000);
     expect(found(TARGET_WORDS, words).length, `the caller heard "${words}"`).toBeGreaterThanOrEqual(3);
   }, 120_000);
 });
