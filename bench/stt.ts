@@ -95,30 +95,29 @@ export interface Utterance {
 
 /** flite kal16 at 16 kHz, and the same through sox to 8 kHz G.711 mu-law and back to 16-bit. */
 export function synthesize(dir: string): Utterance[] {
-  return SENTENCES.map((text, i) => {
-    const clip = fliteClip(dir, text, `s${i}`);
-    const base = join(dir, `s${i}-clip`);
-    writeFileSync(
-      `${base}.raw`,
-      Buffer.from(clip.samples.buffer, clip.samples.byteOffset, clip.samples.byteLength),
-    );
-    execFileSync('sox', [
-      ...RAW,
-      '-r',
-      '16000',
-      `${base}.raw`,
-      '-r',
-      '8000',
-      '-e',
-      'u-law',
-      `${base}-ulaw.wav`,
-    ]);
-    execFileSync('sox', [`${base}-ulaw.wav`, ...RAW, `${base}-8k.raw`]);
-    const bytes = readFileSync(`${base}-8k.raw`);
-    const narrow = new Int16Array(bytes.length >> 1);
-    for (let j = 0; j < narrow.length; j += 1) narrow[j] = bytes.readInt16LE(j * 2);
-    return { text, frames: { 16000: framesOf(clip.samples, 16000), 8000: framesOf(narrow, 8000) } };
-  });
+  return SENTENCES.map((text, i) => utteranceOf(dir, text, fliteClip(dir, text, `s${i}`).samples, `s${i}`));
+}
+
+/** 16 kHz samples as an utterance: as they are, and through sox to 8 kHz G.711 mu-law and back. */
+export function utteranceOf(dir: string, text: string, samples: Int16Array, name: string): Utterance {
+  const base = join(dir, `${name}-clip`);
+  writeFileSync(`${base}.raw`, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
+  execFileSync('sox', [
+    ...RAW,
+    '-r',
+    '16000',
+    `${base}.raw`,
+    '-r',
+    '8000',
+    '-e',
+    'u-law',
+    `${base}-ulaw.wav`,
+  ]);
+  execFileSync('sox', [`${base}-ulaw.wav`, ...RAW, `${base}-8k.raw`]);
+  const bytes = readFileSync(`${base}-8k.raw`);
+  const narrow = new Int16Array(bytes.length >> 1);
+  for (let j = 0; j < narrow.length; j += 1) narrow[j] = bytes.readInt16LE(j * 2);
+  return { text, frames: { 16000: framesOf(samples, 16000), 8000: framesOf(narrow, 8000) } };
 }
 
 async function decoderCpuSeconds(pids: number[]): Promise<number> {

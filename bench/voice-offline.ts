@@ -4,6 +4,8 @@
 // it (sox to 8 kHz G.711 mu-law and back, delivered at 8 kHz, which the STT adapter wants for
 // telephone audio). Each call: 300 ms of silence, the sentence, then silence until the agent's
 // first frame leaves the leg, then the call is cancelled. A few calls at a time, in real time.
+// Then the same sentences said in two pieces with a pause between them (voice-pauses.ts): a reply
+// that starts before the caller finished is a caller cut off.
 import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConversationSession } from '../src/conversation/index.ts';
@@ -32,9 +34,12 @@ import {
 import { talk, type VoiceQuality, type VoiceTurnQuality } from '../src/voice/index.ts';
 import { onCleanup } from './lib.ts';
 import { synthesize, type Utterance } from './stt.ts';
+import { pausedUtterances, type PauseKind } from './voice-pauses.ts';
 import { preciseNow } from './voice-stats.ts';
 
 const LEAD_MS = 300;
+/** The pause inside the paused sentences: the longest the target allows (issue 23). */
+const PAUSE_MS = 600;
 /** After the sentence, how long to wait for the agent's first frame before giving up. */
 const REPLY_TIMEOUT_MS = 15_000;
 /** After the first frame leaves, the call is cancelled this much later. */
@@ -50,10 +55,16 @@ export interface OfflineCall {
   /** The reply turn's record (end of speech to its first frame due, and each stage). */
   turn: VoiceTurnQuality | null;
   status: string;
+  /** The agent began a reply before the caller finished. */
+  cutOff: boolean;
 }
+
+/** The sentences as said: whole, or in two pieces with a pause of `ms` between them. */
+export type Saying = { kind: 'whole' } | { kind: PauseKind; ms: number };
 
 export interface OfflineRun {
   rate: 8000 | 16000;
+  saying: Saying;
   calls: OfflineCall[];
   wer: number;
   exact: number;
@@ -70,6 +81,7 @@ class OfflineProbe {
   lastSpeech: Int16Array | null = null;
   farDoneAt = NaN;
   firstSentAt = NaN;
+  cutOff = false;
   #lastPlayed = 0;
   #wasSending = false;
   readonly controller = new AbortController();
@@ -92,7 +104,10 @@ class OfflineProbe {
     const starts = sending && !this.#wasSending;
     this.#lastPlayed = played;
     this.#wasSending = sending;
-    if (!starts || Number.isNaN(this.farDoneAt) || !Number.isNaN(this.firstSentAt)) return;
+    if (!starts) return;
+    // No greeting: agent audio before the caller finished answers part of the line.
+    if (Number.isNaN(this.farDoneAt)) this.cutOff = true;
+    if (Number.isNaN(this.farDoneAt) || !Number.isNaN(this.firstSentAt)) return;
     this.firstSentAt = preciseNow();
     setTimeout(() => this.controller.abort(), HANG_UP_AFTER_MS);
   }
@@ -127,6 +142,7 @@ function spoken(frames: AudioFrame[], rate: SampleRate): AudioFrame[] {
 
 async function runRate(
   utterances: Utterance[],
+  saying: Saying,
   rate: 8000 | 16000,
   concurrency: number,
   poolSize: number,
@@ -229,6 +245,7 @@ async function runRate(
         realMs: turn && probe.firstSentAt > eos ? probe.firstSentAt - eos : null,
         turn,
         status: result.status,
+        cutOff: probe.cutOff,
       };
     };
     await Promise.all(
@@ -249,7 +266,7 @@ async function runRate(
       refWords += n;
       if (wer === 0) exact += 1;
     }
-    return { rate, calls, wer: errors / refWords, exact, refWords };
+    return { rate, saying, calls, wer: errors / refWords, exact, refWords };
   } finally {
     await tts.close();
     await stt.close();
@@ -269,11 +286,19 @@ export async function runOffline(options: {
   const utterances = synthesize(dir).slice(0, options.sentences);
   const runs: OfflineRun[] = [];
   const poolSize = Math.max(2, options.concurrency);
-  for (const rate of [16000, 8000] as const) {
-    console.log(
-      `offline: ${utterances.length} calls at ${rate / 1000} kHz, ${options.concurrency} at a time...`,
-    );
-    runs.push(await runRate(utterances, rate, options.concurrency, poolSize));
+  const sets: [Saying, Utterance[]][] = [[{ kind: 'whole' }, utterances]];
+  for (const kind of ['hesitation', 'phrase'] as const) {
+    const said = new Set(utterances.map((u) => u.text));
+    const paused = pausedUtterances(dir, kind, PAUSE_MS).filter((u) => said.has(u.text));
+    sets.push([{ kind, ms: PAUSE_MS }, paused]);
+  }
+  for (const [saying, set] of sets) {
+    for (const rate of [16000, 8000] as const) {
+      console.log(
+        `offline: ${set.length} calls (${saying.kind}) at ${rate / 1000} kHz, ${options.concurrency} at a time...`,
+      );
+      runs.push(await runRate(set, saying, rate, options.concurrency, poolSize));
+    }
   }
   return { kind: 'ran', runs, sttPool: poolSize, patience: 'medium (the default)' };
 }

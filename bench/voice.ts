@@ -399,11 +399,17 @@ export async function runVoiceCase(ctx: CaseContext): Promise<void> {
   }
 
   const resampler = resamplerCost();
-  writeResultsSection(
-    'voice',
-    report({ ctx, s, started, loadStart, loads, share, steps, offline, apiRate, resampler }),
-  );
-  console.log('wrote bench/RESULTS.md (section voice)');
+  if (s.parts.has('share') || s.parts.has('load')) {
+    writeResultsSection(
+      'voice',
+      report({ ctx, s, started, loadStart, loads, share, steps, apiRate, resampler }),
+    );
+    console.log('wrote bench/RESULTS.md (section voice)');
+  }
+  if (offline) {
+    writeResultsSection('voice-offline', offlineReport({ ctx, s, started, offline }));
+    console.log('wrote bench/RESULTS.md (section voice-offline)');
+  }
 }
 
 // ---- tables and the report -------------------------------------------------------------------------
@@ -544,6 +550,7 @@ function resourceTable(rows: StepRow[]): [string[], string[][]] {
 function offlineTable(runs: OfflineRun[]): [string[], string[][]] {
   return [
     [
+      'Said',
       'Far-end audio',
       'Calls',
       'Replies',
@@ -552,6 +559,7 @@ function offlineTable(runs: OfflineRun[]): [string[], string[][]] {
       'End of speech → first frame leaving p50 / p95 ms',
       'Record total_ms p50 / p95',
       'Endpointing / STT / model / chunking / TTS / playout p50 ms',
+      'Callers cut off',
     ],
     runs.map((run) => {
       const real = run.calls.flatMap((c) => (c.realMs === null ? [] : [c.realMs]));
@@ -559,7 +567,9 @@ function offlineTable(runs: OfflineRun[]): [string[], string[][]] {
       const col = (
         key: 'total_ms' | 'endpointing_ms' | 'stt_ms' | 'model_ms' | 'chunking_ms' | 'tts_ms' | 'playout_ms',
       ) => turns.flatMap((t) => (t[key] === null ? [] : [t[key]]));
+      const cut = run.calls.filter((c) => c.cutOff).length;
       return [
+        run.saying.kind === 'whole' ? 'whole' : `${run.saying.kind} pause of ${run.saying.ms} ms`,
         run.rate === 16000 ? '16 kHz (flite)' : '8 kHz G.711 mu-law (sox), delivered at 8 kHz',
         String(run.calls.length),
         String(real.length),
@@ -570,6 +580,7 @@ function offlineTable(runs: OfflineRun[]): [string[], string[][]] {
         (['endpointing_ms', 'stt_ms', 'model_ms', 'chunking_ms', 'tts_ms', 'playout_ms'] as const)
           .map((k) => p(col(k), 50, 0))
           .join(' / '),
+        `${cut} of ${run.calls.length} (${fmt((100 * cut) / Math.max(1, run.calls.length), 1)}%)`,
       ];
     }),
   ];
@@ -583,7 +594,6 @@ interface ReportInput {
   loads: number[];
   share: ShareRow[];
   steps: StepRow[];
-  offline: OfflineResult | null;
   apiRate: number;
   resampler: { down: number; up: number };
 }
@@ -741,25 +751,48 @@ Target (frame-send lateness p99 ≤ ${JITTER_TARGET_MS} ms and no underruns at �
 ${whatStalls(r.steps, r.s.pacer)}`);
   }
 
-  if (r.offline) {
-    if (r.offline.kind === 'skipped') {
-      parts.push(`### 3. Offline defaults end to end\n\nSkipped: ${r.offline.reason}.`);
-    } else {
-      const [first] = r.offline.runs;
-      parts.push(`### 3. Offline defaults end to end
+  parts.push(
+    'Part 3, the offline defaults end to end, has a section of its own: `voice-offline` (`PARLEY_BENCH_VOICE_PARTS=offline`).',
+  );
+  return parts.join('\n\n');
+}
+
+function offlineReport(r: {
+  ctx: CaseContext;
+  s: VoiceBenchSettings;
+  started: Date;
+  offline: OfflineResult;
+}): string {
+  const knobs = Object.keys(process.env)
+    .filter((k) => k.startsWith('PARLEY_BENCH_VOICE_'))
+    .sort()
+    .map((k) => `${k}=${process.env[k]}`);
+  const command = [...knobs, r.ctx.command].join(' ');
+  const head = `## Case \`voice\`, part 3: the offline defaults end to end
+
+- Date: ${r.started.toISOString()}
+- Machine: ${machine()}
+- Command: \`${command}\``;
+  if (r.offline.kind === 'skipped') return `${head}\n\nSkipped: ${r.offline.reason}.`;
+  const [first] = r.offline.runs;
+  return `${head}
 
 Our side: energy VAD, PocketSphinx STT (pool of ${r.offline.sttPool} decoders, a fresh pool per row),
 the builtin model, flite TTS (in-process pool); patience ${r.offline.patience}, no greeting. The far
 end: one sim call per sentence (${first?.calls.length ?? 0} of the \`stt\` case's sentences, flite kal16), ${r.s.offlineConcurrency} calls at
 a time in real time: 300 ms of silence, the sentence, then silence until the agent's first frame
-leaves the leg (then the call is cancelled). 16 kHz as flite makes it; telephone: sox to 8 kHz
+after it leaves the leg (then the call is cancelled). 16 kHz as flite makes it; telephone: sox to 8 kHz
 G.711 mu-law and back, delivered at 8 kHz (the STT adapter resamples it and uses its telephone
 decoders). WER: the caller turns of each call's transcript against its sentence (word edits /
 reference words, lower case, no punctuation). Latency: the reply turn's end of speech (VAD) to its
 first frame really leaving the leg; the record's \`total_ms\` and stage times for comparison.
 
-${markdownTable(...offlineTable(r.offline.runs))}`);
-    }
-  }
-  return parts.join('\n\n');
+Paused rows: the same sentences said in two pieces by flite, with 600 ms of silence between their
+audible parts (bench/voice-pauses.ts). \`hesitation\`: the pause follows a function word and comes
+before a content word, nearest the middle ("I would like to ... reschedule my delivery"), where
+speakers stop to find a word. \`phrase\`: it follows a content word and comes before a function
+word ("I would like to reschedule ... my delivery"), where the first piece may read as finished.
+A caller is cut off when the agent's audio starts before the caller's last piece ended.
+
+${markdownTable(...offlineTable(r.offline.runs))}`;
 }
