@@ -95,7 +95,8 @@ export function voicePhaseSeconds(): number {
   let total = 0;
   if (s.parts.has('share')) total += step(s.singleS) + step(s.shareS);
   if (s.parts.has('load')) total += 20 + (s.steps.length + (s.baseline > 0 ? 1 : 0)) * step(s.stepS);
-  if (s.parts.has('offline')) total += 60 + (2 * s.sentences * 10) / s.offlineConcurrency;
+  // Whole, hesitation and phrase sentences, each at 16 and 8 kHz: about 10 s a call.
+  if (s.parts.has('offline')) total += 60 + (6 * s.sentences * 10) / s.offlineConcurrency;
   return Math.ceil(total);
 }
 
