@@ -19,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const stt = () => createOpenAISTT({ apiKey: KEY, baseUrl: server.baseUrl });
+// The file API; the realtime socket's tests are in stt-openai-realtime.test.ts.
+const stt = () => createOpenAISTT({ apiKey: KEY, baseUrl: server.baseUrl, transport: 'file' });
 const tts = () => createOpenAITTS({ apiKey: KEY, baseUrl: server.baseUrl });
 const at8k = (frames: AudioFrame[]): AudioFrame[] =>
   frames.map((f) => ({ ...f, samples: f.samples.filter((_, i) => i % 2 === 0), sampleRate: 8000 }));
@@ -108,7 +109,7 @@ describe('OpenAI-compatible transcription', () => {
     ['a server error', { status: 500 }, KEY, true],
   ])('fails the stream on %s, never naming the key', async (_name, behaviour, key, retryable) => {
     server.behave(behaviour);
-    const stream = createOpenAISTT({ apiKey: key, baseUrl: server.baseUrl }).stream();
+    const stream = createOpenAISTT({ apiKey: key, baseUrl: server.baseUrl, transport: 'file' }).stream();
     const results = collect(stream);
     for (const frame of dataSpeechFrames('hello')) stream.push(frame);
     stream.flush();
@@ -120,7 +121,12 @@ describe('OpenAI-compatible transcription', () => {
 
   it('fails a request that gets no answer within its bound', async () => {
     server.behave({ stall: true });
-    const stream = createOpenAISTT({ apiKey: KEY, baseUrl: server.baseUrl, requestTimeoutMs: 300 }).stream();
+    const stream = createOpenAISTT({
+      apiKey: KEY,
+      baseUrl: server.baseUrl,
+      requestTimeoutMs: 300,
+      transport: 'file',
+    }).stream();
     const results = collect(stream);
     for (const frame of dataSpeechFrames('hello')) stream.push(frame);
     stream.flush();

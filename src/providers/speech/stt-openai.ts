@@ -1,10 +1,13 @@
-// OpenAI-compatible transcription (docs/providers/openai.md): the audio of each utterance (from
-// the last flush to this one) goes as a WAV to `POST {base}/audio/transcriptions` (multipart)
-// when the voice session flushes; its text is that flush's final. Telephone audio is sent at
-// 8 kHz as it came. Requests run at once; finals come out in flush order. A base URL makes
-// self-hosted Whisper-style servers work.
+// OpenAI-compatible transcription (docs/providers/openai.md). Where the server offers it, a
+// stream is OpenAI's realtime transcription socket (stt-openai-realtime.ts). Otherwise (a
+// self-hosted Whisper-style server refuses the handshake; remembered for the adapter's life), the
+// file API: the audio of each utterance (from the last flush to this one) goes as a WAV to
+// `POST {base}/audio/transcriptions` (multipart) when the voice session flushes; its text is that
+// flush's final. Telephone audio is sent at 8 kHz as it came. Requests run at once; finals come
+// out in flush order. A base URL makes self-hosted servers work.
 import { createAsyncQueue, silentLogger, systemClock, type Clock, type Logger } from '../../core/index.ts';
 import { Resampler, monoWav, type AudioFrame, type SampleRate } from '../../media/index.ts';
+import { openRealtimeSTTStream, type RealtimeSTTConfig } from './stt-openai-realtime.ts';
 import { OPENAI_DEFAULT_BASE_URL } from './tts-openai.ts';
 import {
   SpeechError,
@@ -22,13 +25,27 @@ export interface OpenAISTTOptions {
   baseUrl?: string;
   /** Default `gpt-4o-mini-transcribe`. */
   model?: string;
-  /** A transcription may take this long (default 10 000 ms of real time). */
+  /**
+   * A transcription may take this long (default 10 000 ms): a file request, in real time; a
+   * realtime commit's transcript, in ms of `clock`.
+   */
   requestTimeoutMs?: number;
-  /** An utterance longer than this keeps only its end (default 60 000 ms). */
+  /** File API: an utterance longer than this keeps only its end (default 60 000 ms). */
   maxUtteranceMs?: number;
+  /**
+   * `auto` (default): the realtime socket, and the file API from the first server that has none
+   * (HTTP 404, 405, 410, 426, 501 or a plain page on the handshake). `realtime` or `file` force one.
+   */
+  transport?: OpenAISTTTransport;
+  /** Realtime: the handshake may take this long (default 5000 ms of `clock`). */
+  connectTimeoutMs?: number;
+  /** Realtime: a message larger than this fails the stream (default 1 MiB). */
+  maxMessageBytes?: number;
   clock?: Clock;
   logger?: Logger;
 }
+
+export type OpenAISTTTransport = 'auto' | 'realtime' | 'file';
 
 export const OPENAI_DEFAULT_STT_MODEL = 'gpt-4o-mini-transcribe';
 
@@ -41,8 +58,38 @@ export function createOpenAISTT(options: OpenAISTTOptions): HostedSTT {
   const maxSamplesMs = options.maxUtteranceMs ?? 60_000;
   const auth: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
   const scrub = (text: string) => (options.apiKey ? text.split(options.apiKey).join('[redacted]') : text);
+  const transport = options.transport ?? 'auto';
+  /** Set once a server refused the realtime handshake as having no such socket. */
+  let realtimeMissing = false;
+  const realtime: RealtimeSTTConfig = {
+    baseUrl,
+    apiKey: options.apiKey,
+    model,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    finalTimeoutMs: timeoutMs,
+    maxMessageBytes: options.maxMessageBytes ?? 1024 * 1024,
+    maxHeldMs: 10_000,
+    clock,
+    logger,
+  };
 
   function stream(streamOptions: STTOptions = {}): STTStream {
+    if (transport === 'file' || (transport === 'auto' && realtimeMissing)) return fileStream(streamOptions);
+    // The file stream that takes over is closed by the realtime one (on its signal too).
+    const { signal: _signal, ...fileOptions } = streamOptions;
+    return openRealtimeSTTStream(
+      realtime,
+      streamOptions,
+      transport === 'auto'
+        ? () => {
+            realtimeMissing = true;
+            return fileStream(fileOptions);
+          }
+        : null,
+    );
+  }
+
+  function fileStream(streamOptions: STTOptions): STTStream {
     const results = createAsyncQueue<STTResult>();
     const stop = new AbortController();
     let rate: SampleRate | null = streamOptions.sampleRate ?? null;
@@ -186,5 +233,6 @@ export function createOpenAISTT(options: OpenAISTTOptions): HostedSTT {
     }
   }
 
+  // No partials on either transport: the socket's deltas come only after a flush (its commit).
   return { name: 'openai', partials: false, stream, check };
 }
