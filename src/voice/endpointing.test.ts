@@ -75,7 +75,7 @@ describe('adaptive endpointing', () => {
 
 describe('endpointing on a final', () => {
   it('takes a line ending on a function word as trailing off, any other line as finished', () => {
-    for (const text of ['I would like to book a', 'my number is', 'and then I', "I'm", 'the order from'])
+    for (const text of ['I would like to book a', 'my number is', 'and then I', "I'm", 'do you have any'])
       expect(endpointDelayMs('medium', text, 'final'), text).toBe(1400);
     for (const text of ['I would like to book a table', 'tomorrow', 'my number is five five five'])
       expect(endpointDelayMs('medium', text, 'final'), text).toBe(400);

@@ -40,8 +40,9 @@ const TRAILING_WORDS = new Set([
 
 /**
  * More words a finished line does not end on, read only on finals (every word is there): articles,
- * prepositions, possessives, auxiliaries, subject pronouns and relatives ("I'd like to book a",
- * "my number is", "and then I").
+ * prepositions, possessives, auxiliaries, subject pronouns, relatives, determiners, `not`, and
+ * the fillers a recognizer spells otherwise ("I'd like to book a", "my number is", "and then I",
+ * "do you have any").
  */
 const FUNCTION_WORDS = new Set([
   ...'a an the to for with at on in of from about by into onto than as'.split(' '),
@@ -49,7 +50,8 @@ const FUNCTION_WORDS = new Set([
   ...'is are was were am be been have has had do does did can could would will should shall may might must'.split(
     ' ',
   ),
-  ...'i we they he she that which who whose'.split(' '),
+  ...'i we they he she that which who whose when where not any some every each'.split(' '),
+  ...'ah uhm mm'.split(' '),
   ...(
     "i'm i'd i'll i've we're we'll we'd they're it's that's there's you're he's she's " +
     "what's isn't wasn't don't doesn't didn't can't won't"
