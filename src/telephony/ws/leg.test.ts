@@ -167,10 +167,13 @@ describe('WS media leg, the client audio', () => {
     bound.closed();
   });
 
-  it("decides a late beat's silence once the socket is read, and puts the burst back into the gap", async () => {
+  it("decides a beat's silence once the socket is read, and puts a burst after our stall back into the gap", async () => {
     // The check phase after the read, run by hand: Node runs timers, then reads the sockets, then
     // runs what setImmediate queued.
     const checks: (() => void)[] = [];
+    const check = () => {
+      for (const task of checks.splice(0)) task();
+    };
     const { clock, bound } = setup('l16', 'payload', (task) => void checks.push(task));
     const t0 = clock.now();
     const heard = listen(bound, clock);
@@ -178,9 +181,12 @@ describe('WS media leg, the client audio', () => {
     // Speech, steady: a frame 7 ms after each beat (levels of 400 and up: not quiet).
     for (let k = 4; k <= 6; k += 1) {
       await clock.tick(k === 4 ? 27 : 20);
+      expect(checks).toHaveLength(1); // the beat waits for the read
+      check();
       bound.audio(client.frame(k));
     }
     await clock.tick(13); // the beat of 80, on time: the last frame came 13 ms before it
+    check();
     expect(heard.map((h) => [h.value, h.at - t0])).toEqual([
       [0, 20],
       [400, 21],
@@ -189,7 +195,7 @@ describe('WS media leg, the client audio', () => {
     ]);
     // Our event loop stalls for 200 ms. The beats of 100 to 280 run late, before the read: the
     // first of them, 33 ms after the last frame came, is not decided then (silence there would
-    // split the speech), nor are the ones caught up after it.
+    // split the speech), nor are the ones caught up after it: all wait for the read.
     clock.advance(200);
     await new Promise((resolve) => setImmediate(resolve));
     expect(heard).toHaveLength(4);
@@ -198,7 +204,7 @@ describe('WS media leg, the client audio', () => {
     // they go back into the gap (the socket was last read at 80), 20 ms apart from where the
     // speech ended, rather than from 20 ms before they came (which would put them 180 ms ahead).
     for (let k = 7; k <= 16; k += 1) bound.audio(client.frame(k));
-    for (const check of checks.splice(0)) check();
+    check();
     expect(heard.slice(4).map((h) => [h.value, h.at - t0, h.got - t0])).toEqual(
       Array.from({ length: 10 }, (_, i) => [(7 + i) * 100, 81 + i * 20, 280]),
     );
@@ -208,7 +214,7 @@ describe('WS media leg, the client audio', () => {
     clock.advance(100);
     await new Promise((resolve) => setImmediate(resolve));
     expect(heard).toHaveLength(14);
-    for (const check of checks.splice(0)) check();
+    check();
     expect(heard.slice(14).map((h) => [h.value, h.at - t0])).toEqual([
       [0, 320],
       [0, 340],

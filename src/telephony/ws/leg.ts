@@ -42,7 +42,7 @@ import { WS_CLOSE, type WsMediaSocket } from './socket.ts';
 //   after any silence filled in (the edge's WS_PAYLOAD_TIMING).
 //   On the beat, silence only when nothing came for a beat and a bit (SILENCE_AFTER_MS: clients
 //   may send nothing while quiet, and the session needs its beat) and no audio covers the beat,
-//   decided after the sockets were read when the beat runs late (`afterIo`); a burst read after
+//   decided after the sockets were read (`afterIo`); a burst read after
 //   our own event loop stalled goes back into the gap it left (the edge is told since when the
 //   socket went unread);
 // - RTP packets through the edge's jitter buffer, one frame per beat (silence while it has none).
@@ -68,9 +68,9 @@ import { WS_CLOSE, type WsMediaSocket } from './socket.ts';
 export const SILENCE_AFTER_MS = FRAME_MS + FRAME_MS / 2;
 
 /**
- * Runs a task once the event loop has read the sockets after the current phase: a beat that runs
- * late ran before the socket's messages of its time were read (Node runs timers before I/O), so
- * whether the client sent nothing is decided after that read.
+ * Runs a task once the event loop has read the sockets after the current phase: a beat runs before
+ * the socket's messages of its time are read (Node runs timers before I/O), so whether the client
+ * sent nothing is decided after that read.
  */
 export type AfterIo = (task: () => void) => void;
 
@@ -112,7 +112,7 @@ export interface WsMediaLegOptions {
    * sends them from the carrier's beat on this thread (PARLEY_WS_MEDIA_SENDER=main).
    */
   direct?: boolean;
-  /** Where a late beat's silence is decided, after the sockets were read (default `afterNextRead`). */
+  /** Where a beat's silence is decided, after the sockets were read (default `afterNextRead`). */
   afterIo?: AfterIo;
 }
 
@@ -180,13 +180,13 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
   let lastArrival: number | null = null;
   /**
    * Bare payloads: when this thread last read its sockets, as far as the leg can tell (a message
-   * came, an on-time beat ran, a late beat's silence was decided after the read).
+   * came, or a beat's silence was decided after the read).
    */
   let polledAt = now();
   /** Bare payloads: the time of the read in progress, and when the socket was read before it. */
   let readAt = Number.NaN;
   let unreadSince = polledAt;
-  /** Bare payloads: late beats whose silence waits for the read (first and last beat times). */
+  /** Bare payloads: beats whose silence waits for the read (first and last beat times). */
   let lateFrom: number | null = null;
   let lateTo = 0;
   const afterIo = options.afterIo ?? afterNextRead;
@@ -224,22 +224,18 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
         talking = true;
       });
     },
-    deliver(at, caughtUp) {
+    deliver(at) {
       if (endReason) return;
       if (onArrival) {
-        if (caughtUp || now() > at) {
-          // A late beat (the event loop was busy, or stalled and catches up): the client's frames
-          // of its time may be waiting in the socket, read after the timers. Silence slipped in
-          // now would split its speech, so it is decided once they are read.
-          if (lateFrom === null) {
-            lateFrom = at;
-            afterIo(settleLate);
-          }
-          lateTo = at;
-          return;
+        // The beat runs before the sockets are read (timers before I/O), and the thread may have
+        // been busy since it last read them, even when the beat itself is on time: the client's
+        // frames of its time may be waiting there. Silence slipped in now would split its speech,
+        // so it is decided once they are read.
+        if (lateFrom === null) {
+          lateFrom = at;
+          afterIo(settleLate);
         }
-        polledAt = at;
-        fillQuiet(at);
+        lateTo = at;
         return;
       }
       const frame = edge.next(at);
@@ -258,7 +254,7 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
     edge.filledSilence(at);
     receiver?.audio(silenceAt(at));
   }
-  /** The late beats, now that the socket was read: silence where nothing came. */
+  /** The beats, now that the socket was read: silence where nothing came. */
   function settleLate() {
     const from = lateFrom;
     lateFrom = null;
