@@ -414,6 +414,34 @@ describe('WsMediaEdge', () => {
     expect(ahead.at(-1)).toBe(0);
   });
 
+  it('puts a burst read after our own event loop stalled back into the gap, however long the stall', () => {
+    const sender = edgeOf({ codec: 'l16', framing: 'payload' });
+    const receiver = edgeOf({ codec: 'l16', framing: 'payload' });
+    const send = (k: number, at: number, unreadSince?: number): number[] => {
+      expect(receiver.accept(sender.encode(frameOf(constantFrame(k * 1000)), k === 1), at)).toBeNull();
+      const frames: AudioFrame[] = [];
+      for (let f = receiver.takeArrived(at, unreadSince); f; f = receiver.takeArrived(at, unreadSince)) {
+        expectShape(receiver, f);
+        frames.push(f);
+      }
+      return frames.map((f) => f.at);
+    };
+    // Steady speech: frame k arriving at 20 k, read as it came.
+    expect([1, 2, 3].flatMap((k) => send(k, k * 20, k * 20 - 20))).toEqual([0, 20, 40]);
+    // Our event loop read nothing from 60 to 260 (a 200 ms stall): the client's frames 4-13, sent
+    // at 80-260, all come in the read at 260. They were waiting in the socket, not paused at the
+    // client: they go back into the gap (timeline end 60) at the times they were captured, the
+    // last ending at its arrival, where a gap this long would otherwise restart the timeline at
+    // 240 and put the speech 180 ms ahead of the clock.
+    const burst = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13].flatMap((k) => send(k, 260, 60));
+    expect(burst).toEqual(Array.from({ length: 10 }, (_, i) => 60 + i * 20));
+    expect(receiver.audioUntil).toBe(260);
+    // On time again.
+    expect(send(14, 280, 260)).toEqual([260]);
+    // The same gap with the socket read all along is a pause at the client: the timeline restarts.
+    expect(send(15, 500, 480)).toEqual([480]);
+  });
+
   it('hands an Opus packet of 60 ms over as three 20 ms frames at once, 20 ms apart', () => {
     const sender = edgeOf({ codec: 'opus', framing: 'payload' });
     const packets = Array.from({ length: 9 }, (_, i) => sender.encode(frameOf(sineFrame(i)), i === 0));

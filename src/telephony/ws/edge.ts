@@ -82,6 +82,9 @@ export const WS_JITTER_MAX_FRAMES = 12;
  * order). Each frame after it is timed 20 ms after the one before, so a burst keeps its spacing.
  * A frame that comes within `backfillMs` of where the last one ended continues that timeline (a
  * burst after a stall goes back into the gap it left); after a longer gap the timeline restarts.
+ * When our own event loop read nothing for a while (it stalled: the client's frames waited in the
+ * socket), the back-fill reaches that much further, so the burst read after the stall fills the
+ * gap it left instead of being timed ahead of the clock by the stall's length.
  * No frame is timed more than `aheadMs` ahead (a whole line sent at once). A frame that comes
  * `burstMs` or more after the one before (a steady stream, not a burst) while the timeline runs
  * ahead is timed `catchUpMs` sooner than the timeline says if it is quiet (speech keeps its
@@ -322,9 +325,11 @@ export class WsMediaEdge {
    * right after `accept` until null: a message's frames come out in order, timed on the payload
    * timeline (WS_PAYLOAD_TIMING; an Opus packet of 60 ms gives three). Audio short of a frame (an
    * Opus packet of 10 ms) waits for the next message. Null with the rtp framing (its frames wait
-   * in the jitter buffer for their tick: `next`).
+   * in the jitter buffer for their tick: `next`). `unreadSince`: when the socket was read before
+   * the read that brought this message (default `arrivedAt`): a stall of the reader's event loop
+   * in between widens the back-fill by its length, since the client's frames waited that long.
    */
-  takeArrived(arrivedAt: number): AudioFrame | null {
+  takeArrived(arrivedAt: number, unreadSince: number = arrivedAt): AudioFrame | null {
     if (this.jitter || this.queue.length < this.frameSamples) return null;
     const { backfillMs, aheadMs, burstMs, catchUpMs } = WS_PAYLOAD_TIMING;
     const end = this.timelineEnd;
@@ -333,8 +338,11 @@ export class WsMediaEdge {
     const frame = this.shiftFrame(0);
     // A frame that just came was captured over the 20 ms before it was sent: it started then.
     const started = arrivedAt - FRAME_MS;
+    // Our event loop read nothing since `unreadSince` (it stalled): the client's frames of that
+    // time waited in the socket, so the gap they left is ours to fill back, not the client's pause.
+    const backfill = backfillMs + Math.max(0, arrivedAt - unreadSince - FRAME_MS);
     let at: number;
-    if (end === null || end < started - backfillMs) at = Math.max(started, this.lastFilledAt + 1);
+    if (end === null || end < started - backfill) at = Math.max(started, this.lastFilledAt + 1);
     else if (end > started && steady && isQuiet(frame.samples)) at = Math.max(started, end - catchUpMs);
     else at = Math.min(end, started + aheadMs);
     this.timelineEnd = at + FRAME_MS;

@@ -5,7 +5,7 @@ import { createManualClock, systemClock } from '../../core/index.ts';
 import type { AudioFrame } from '../../media/index.ts';
 import { createCallerPacer, createFrameTicker, createWorkerPacer } from '../pacing/index.ts';
 import { WS_JITTER_TARGET_FRAMES, WsMediaEdge, type WsCodec, type WsFraming } from './edge.ts';
-import { SILENCE_AFTER_MS, createWsMediaLeg } from './leg.ts';
+import { SILENCE_AFTER_MS, createWsMediaLeg, type AfterIo } from './leg.ts';
 import type { WsMediaSocket } from './socket.ts';
 
 // The WS media leg on a manual clock: bare payloads reach the receiver as they arrive (a burst at
@@ -13,7 +13,7 @@ import type { WsMediaSocket } from './socket.ts';
 // one per beat; G.711 at 8 kHz. And its link statistics: what its edge counted, with the arrival
 // time of each message on the carrier's clock (for the jitter), still there once the leg has ended.
 
-function setup(codec: WsCodec = 'pcmu', framing: WsFraming = 'rtp') {
+function setup(codec: WsCodec = 'pcmu', framing: WsFraming = 'rtp', afterIo?: AfterIo) {
   const clock = createManualClock();
   const sent: (string | Uint8Array)[] = [];
   const socket: WsMediaSocket = {
@@ -29,6 +29,7 @@ function setup(codec: WsCodec = 'pcmu', framing: WsFraming = 'rtp') {
     ticker: createFrameTicker(clock),
     pacer: createCallerPacer(),
     now: () => clock.now(),
+    ...(afterIo ? { afterIo } : {}),
   });
   return { clock, sent, bound };
 }
@@ -162,6 +163,64 @@ describe('WS media leg, the client audio', () => {
     // A real silence still gets its silence, on the beats that are on time.
     await clock.tick(100);
     expect(heard.at(-1)?.value).toBe(0);
+    client.close();
+    bound.closed();
+  });
+
+  it("decides a beat's silence once the socket is read, and puts a burst after our stall back into the gap", async () => {
+    // The check phase after the read, run by hand: Node runs timers, then reads the sockets, then
+    // runs what setImmediate queued.
+    const checks: (() => void)[] = [];
+    const check = () => {
+      for (const task of checks.splice(0)) task();
+    };
+    const { clock, bound } = setup('l16', 'payload', (task) => void checks.push(task));
+    const t0 = clock.now();
+    const heard = listen(bound, clock);
+    const client = l16Client('payload');
+    // Speech, steady: a frame 7 ms after each beat (levels of 400 and up: not quiet).
+    for (let k = 4; k <= 6; k += 1) {
+      await clock.tick(k === 4 ? 27 : 20);
+      expect(checks).toHaveLength(1); // the beat waits for the read
+      check();
+      bound.audio(client.frame(k));
+    }
+    await clock.tick(13); // the beat of 80, on time: the last frame came 13 ms before it
+    check();
+    expect(heard.map((h) => [h.value, h.at - t0])).toEqual([
+      [0, 20],
+      [400, 21],
+      [500, 41],
+      [600, 61],
+    ]);
+    // Our event loop stalls for 200 ms. The beats of 100 to 280 run late, before the read: the
+    // first of them, 33 ms after the last frame came, is not decided then (silence there would
+    // split the speech), nor are the ones caught up after it: all wait for the read.
+    clock.advance(200);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toHaveLength(4);
+    expect(checks).toHaveLength(1);
+    // The read: the 10 frames the client sent meanwhile, at once. They waited in the socket, so
+    // they go back into the gap (the socket was last read at 80), 20 ms apart from where the
+    // speech ended, rather than from 20 ms before they came (which would put them 180 ms ahead).
+    for (let k = 7; k <= 16; k += 1) bound.audio(client.frame(k));
+    check();
+    expect(heard.slice(4).map((h) => [h.value, h.at - t0, h.got - t0])).toEqual(
+      Array.from({ length: 10 }, (_, i) => [(7 + i) * 100, 81 + i * 20, 280]),
+    );
+    // A real pause while the beats run late still gets its silence, once the read found nothing:
+    // from the first beat SILENCE_AFTER_MS after the last frame came (at 280) and past its audio
+    // (which ends at 281).
+    clock.advance(100);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(heard).toHaveLength(14);
+    check();
+    expect(heard.slice(14).map((h) => [h.value, h.at - t0])).toEqual([
+      [0, 320],
+      [0, 340],
+      [0, 360],
+      [0, 380],
+    ]);
     client.close();
     bound.closed();
   });

@@ -41,7 +41,10 @@ import { WS_CLOSE, type WsMediaSocket } from './socket.ts';
 //   carrier's clock from when it was captured (20 ms before it came), 20 ms after the one before,
 //   after any silence filled in (the edge's WS_PAYLOAD_TIMING).
 //   On the beat, silence only when nothing came for a beat and a bit (SILENCE_AFTER_MS: clients
-//   may send nothing while quiet, and the session needs its beat) and no audio covers the beat;
+//   may send nothing while quiet, and the session needs its beat) and no audio covers the beat,
+//   decided after the sockets were read (`afterIo`); a burst read after
+//   our own event loop stalled goes back into the gap it left (the edge is told since when the
+//   socket went unread);
 // - RTP packets through the edge's jitter buffer, one frame per beat (silence while it has none).
 // On each 20 ms beat it also sends the client our frame of the beat, encoded and framed by the
 // edge. Silence is not sent: the next talkspurt starts with the RTP marker. The socket closing
@@ -64,6 +67,34 @@ import { WS_CLOSE, type WsMediaSocket } from './socket.ts';
  */
 export const SILENCE_AFTER_MS = FRAME_MS + FRAME_MS / 2;
 
+/**
+ * Runs a task once the event loop has read the sockets after the current phase: a beat runs before
+ * the socket's messages of its time are read (Node runs timers before I/O), so whether the client
+ * sent nothing is decided after that read.
+ */
+export type AfterIo = (task: () => void) => void;
+
+const afterIoTasks: (() => void)[] = [];
+
+function runAfterIo(): void {
+  const count = afterIoTasks.length;
+  for (let i = 0; i < count; i += 1) {
+    try {
+      afterIoTasks[i]!();
+    } catch {
+      // A leg that breaks ends itself; the others still get their turn.
+    }
+  }
+  afterIoTasks.splice(0, count);
+  if (afterIoTasks.length > 0) setImmediate(runAfterIo); // queued while these ran
+}
+
+/** Node's check phase (setImmediate), after the poll phase that reads the sockets; one per round. */
+export const afterNextRead: AfterIo = (task) => {
+  afterIoTasks.push(task);
+  if (afterIoTasks.length === 1) setImmediate(runAfterIo);
+};
+
 export interface WsMediaLeg extends CallLeg {
   /** Sends a text message to the client (transcript lines, call_ended). */
   sendText(message: Record<string, unknown>): void;
@@ -81,6 +112,8 @@ export interface WsMediaLegOptions {
    * sends them from the carrier's beat on this thread (PARLEY_WS_MEDIA_SENDER=main).
    */
   direct?: boolean;
+  /** Where a beat's silence is decided, after the sockets were read (default `afterNextRead`). */
+  afterIo?: AfterIo;
 }
 
 /** The leg, and where the carrier hands it what the socket brings once bound. */
@@ -145,6 +178,18 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
   const ended = new Promise<LegEndReason>((resolve) => (resolveEnded = resolve));
   /** Bare payloads: when the last message with audio came (null: none yet). */
   let lastArrival: number | null = null;
+  /**
+   * Bare payloads: when this thread last read its sockets, as far as the leg can tell (a message
+   * came, or a beat's silence was decided after the read).
+   */
+  let polledAt = now();
+  /** Bare payloads: the time of the read in progress, and when the socket was read before it. */
+  let readAt = Number.NaN;
+  let unreadSince = polledAt;
+  /** Bare payloads: beats whose silence waits for the read (first and last beat times). */
+  let lateFrom: number | null = null;
+  let lateTo = 0;
+  const afterIo = options.afterIo ?? afterNextRead;
   // Reused for every beat the client sent nothing: receivers must not keep frames.
   const silence = {
     samples: new Int16Array(samplesPerFrame(edge.receiveRate)),
@@ -179,28 +224,44 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
         talking = true;
       });
     },
-    deliver(at, caughtUp) {
+    deliver(at) {
       if (endReason) return;
       if (onArrival) {
-        if (lastArrival !== null && at - lastArrival < SILENCE_AFTER_MS) return;
-        const until = edge.audioUntil;
-        if (until !== null && until > at) return; // a burst's audio covers this beat already
-        // A beat caught up after the event loop stalled: the client's frames of that time may be
-        // waiting in the socket, read after the timers. Silence slipped in now would split its
-        // speech; the frames are timed on arrival, and an on-time beat fills a real silence.
-        if (caughtUp) return;
-      } else {
-        const frame = edge.next(at);
-        if (frame) {
-          receiver?.audio(frame);
-          return;
+        // The beat runs before the sockets are read (timers before I/O), and the thread may have
+        // been busy since it last read them, even when the beat itself is on time: the client's
+        // frames of its time may be waiting there. Silence slipped in now would split its speech,
+        // so it is decided once they are read.
+        if (lateFrom === null) {
+          lateFrom = at;
+          afterIo(settleLate);
         }
+        lateTo = at;
+        return;
       }
-      silence.at = at;
-      if (onArrival) edge.filledSilence(at);
-      receiver?.audio(silence);
+      const frame = edge.next(at);
+      receiver?.audio(frame ?? silenceAt(at));
     },
   };
+  function silenceAt(at: number): AudioFrame {
+    silence.at = at;
+    return silence;
+  }
+  /** Bare payloads: silence for the beat at `at` when nothing came for a beat and a bit. */
+  function fillQuiet(at: number) {
+    if (lastArrival !== null && at - lastArrival < SILENCE_AFTER_MS) return;
+    const until = edge.audioUntil;
+    if (until !== null && until > at) return; // a burst's audio covers this beat already
+    edge.filledSilence(at);
+    receiver?.audio(silenceAt(at));
+  }
+  /** The beats, now that the socket was read: silence where nothing came. */
+  function settleLate() {
+    const from = lateFrom;
+    lateFrom = null;
+    polledAt = now();
+    if (from === null) return;
+    for (let at = from; at <= lateTo && !endReason; at += FRAME_MS) fillQuiet(at);
+  }
   ticker.add(beat);
   if (direct && wire) {
     const { control } = wire;
@@ -271,7 +332,17 @@ export function createWsMediaLeg(options: WsMediaLegOptions): BoundWsMedia {
       const arrivedAt = now();
       if (edge.accept(data, arrivedAt) !== null || !onArrival) return;
       lastArrival = arrivedAt;
-      for (let frame = edge.takeArrived(arrivedAt); frame; frame = edge.takeArrived(arrivedAt)) {
+      if (arrivedAt !== readAt) {
+        // The first message of this read: the socket was last read at `polledAt`.
+        readAt = arrivedAt;
+        unreadSince = polledAt;
+      }
+      polledAt = arrivedAt;
+      for (
+        let frame = edge.takeArrived(arrivedAt, unreadSince);
+        frame;
+        frame = edge.takeArrived(arrivedAt, unreadSince)
+      ) {
         receiver?.audio(frame);
         if (endReason) return; // the receiver hung up
       }
