@@ -22,6 +22,8 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // The most any group runs at once; the real-time group asks for one.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

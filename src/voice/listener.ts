@@ -251,9 +251,10 @@ export function createListener(options: ListenerOptions): Listener {
         if (awaitingFinals > 0) watchFinal();
         else for (const wake of finalWaiters.splice(0)) wake();
         // The words of a flush made at the speech end are in: the wait can now be decided on them.
+        // (The endpoint then hands the turn out, now or when the wait is over.)
         if (waitingOnFinalSince !== null && awaitingFinals === 0 && cancelEndpoint && !speaking)
           scheduleEndpoint(waitingOnFinalSince);
-        maybeHandOut();
+        else maybeHandOut();
       }
       if (!closed) fail(new SpeechError('the speech recognizer stopped', 'stt_failed', true));
     } catch (err) {

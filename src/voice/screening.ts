@@ -26,6 +26,8 @@ export interface MachineScreen {
   text(text: string, now: number): boolean;
   /** The carrier's verdict: a machine decides at once while screening; a person changes nothing. */
   carrierSaid(who: 'human' | 'machine'): void;
+  /** The far end's words were taken as a turn (not a machine's): its first run of speech is over. */
+  turnTaken(): void;
 }
 
 export interface MachineScreenOptions {
@@ -67,6 +69,11 @@ export function createMachineScreen(options: MachineScreenOptions): MachineScree
     stop,
     carrierSaid(who) {
       if (active && who === 'machine') decide('carrier');
+    },
+    turnTaken() {
+      if (!active) return;
+      cancelLongRun();
+      firstRun.turnTaken();
     },
     frame(frame) {
       const event = beep.push(frame);

@@ -316,6 +316,7 @@ class VoiceCall {
       this.#greeting.add(turn.text);
       if (this.#screen.text(turn.text, this.#clock.now())) return;
       this.#greeting.clear();
+      this.#screen.turnTaken();
     }
     const current = this.#current;
     // Backchannels over speech that may not be cut (the greeting, by default), and a hello at

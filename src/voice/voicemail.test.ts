@@ -48,3 +48,22 @@ describe('first run of speech', () => {
     expect(run.isLong(10_000)).toBe(false);
   });
 });
+
+describe('first run of speech, ended by a turn', () => {
+  it('ends when the session takes a turn in a pause shorter than the patience delay', () => {
+    const watch = createFirstRunWatch(800, 4_000);
+    watch.speechStart(0);
+    watch.speechEnd(3_000);
+    watch.turnTaken();
+    // The agent answered after 400 ms; the far end speaks again: a new run, not the same one.
+    watch.speechStart(3_400);
+    expect(watch.dueAt()).toBeNull();
+    expect(watch.isLong(6_000)).toBe(false);
+    // Without the turn, the same speech is one run of 6 s: a machine's greeting.
+    const untaken = createFirstRunWatch(800, 4_000);
+    untaken.speechStart(0);
+    untaken.speechEnd(3_000);
+    untaken.speechStart(3_400);
+    expect(untaken.isLong(6_000)).toBe(true);
+  });
+});

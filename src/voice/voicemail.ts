@@ -2,7 +2,7 @@ import { MACHINE_GREETING_MS } from './limits.ts';
 
 // Whether an answering machine picked up, from what the far end does at the start of the call
 // (the carrier does not say): (a) its first run of speech goes on past MACHINE_GREETING_MS with
-// no turn-taking pause (a pause of at least the patience delay), where a person says "Hello?"
+// no turn-taking pause (a pause of at least the patience delay, or one after which the session took a turn), where a person says "Hello?"
 // and waits; (b) its words are a mailbox's ("leave a message", "after the tone"...); (c) a beep
 // (beep.ts). The session feeds VAD events and transcripts here while screening.
 
@@ -33,6 +33,11 @@ export interface FirstRunWatch {
   dueAt(): number | null;
   /** Whether the first run is (or was) longer than a person's greeting, as of `now`. */
   isLong(now: number): boolean;
+  /**
+   * The session took the far end's words as a turn: the pause was a turn-taking one, whatever its
+   * length (endpointing on a finished line waits less than the patience delay), so the run is over.
+   */
+  turnTaken(): void;
 }
 
 /** Tracks the far end's first run of speech: it ends at the first pause of `patienceMs`. */
@@ -58,6 +63,9 @@ export function createFirstRunWatch(patienceMs: number, longMs = MACHINE_GREETIN
       if (over) return;
       speaking = false;
       lastEnd = at;
+    },
+    turnTaken() {
+      if (!speaking && runStart !== null) over = true;
     },
     dueAt() {
       return !over && speaking && runStart !== null ? runStart + longMs : null;
