@@ -128,7 +128,10 @@ export const speechProviderRoutes: FastifyPluginAsyncTypebox<{
       const health = await speech.check(vendor, settings);
       if (!health.ok) {
         const field = health.problem === 'bad_model' && !body.stt_model ? 'tts_model' : FIELD[health.problem];
-        throw invalidInput(`body.${field}: ${vendor} refused these settings (${health.reason})`, ['body', field]);
+        throw invalidInput(`body.${field}: ${vendor} refused these settings (${health.reason})`, [
+          'body',
+          field,
+        ]);
       }
       await store.speechProviders.set(request.workspace.id, vendor, settings);
       const status = (await speech.providers(request.workspace.id)).find((s) => s.vendor === vendor);

@@ -161,7 +161,11 @@ export interface TTS {
  */
 export type ProviderHealth =
   | { ok: true }
-  | { ok: false; problem: 'bad_key' | 'unreachable' | 'bad_model' | 'bad_voice' | 'bad_response'; reason: string };
+  | {
+      ok: false;
+      problem: 'bad_key' | 'unreachable' | 'bad_model' | 'bad_voice' | 'bad_response';
+      reason: string;
+    };
 
 /** A voice a hosted TTS offers (`GET /v2/voices`). */
 export interface VendorVoice {
