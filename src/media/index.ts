@@ -28,7 +28,7 @@ export {
   mulawEncodeInto,
 } from './g711.ts';
 export { l16Decode, l16DecodeInto, l16Encode, l16EncodeInto } from './l16.ts';
-export { Resampler } from './resampler.ts';
+export { RateConverter, Resampler } from './resampler.ts';
 export { createOpusCodec, type OpusCodec, type OpusCodecOptions } from './opus.ts';
 export {
   MAX_OPUS_BYTES,

@@ -125,3 +125,25 @@ function polyphase(taps: Float64Array, up: number, width: number): Float64Array 
   }
   return out;
 }
+
+/**
+ * Converts audio of any rate to one rate, keeping a resampler (with its filter state) per source
+ * rate. Audio already at the target rate is returned as it is; converted audio is a new array.
+ */
+export class RateConverter {
+  readonly #resamplers = new Map<number, Resampler>();
+
+  constructor(readonly to: SampleRate) {}
+
+  convert(samples: Int16Array, from: SampleRate): Int16Array {
+    if (from === this.to) return samples;
+    let resampler = this.#resamplers.get(from);
+    if (!resampler) {
+      resampler = new Resampler(from, this.to);
+      this.#resamplers.set(from, resampler);
+    }
+    const out = new Int16Array(resampler.maxOutput(samples.length));
+    const written = resampler.process(samples, out);
+    return written === out.length ? out : out.subarray(0, written);
+  }
+}

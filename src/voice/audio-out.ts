@@ -1,5 +1,5 @@
 import {
-  Resampler,
+  RateConverter,
   SESSION_RATE,
   samplesPerFrame,
   type AudioFrame,
@@ -31,22 +31,12 @@ export function createAudioOut(options: AudioOutOptions): AudioOut {
   const noise: NoiseBed | null = options.noise
     ? createNoiseBed(options.noise.type, options.noise.volume)
     : null;
-  const resamplers = new Map<number, Resampler>();
+  // Converted frames are new arrays: the leg keeps them queued.
+  const toLeg = new RateConverter(rate);
 
   return {
     process(frame) {
-      let samples = frame.samples;
-      if (frame.sampleRate !== rate) {
-        let resampler = resamplers.get(frame.sampleRate);
-        if (!resampler) {
-          resampler = new Resampler(frame.sampleRate, rate);
-          resamplers.set(frame.sampleRate, resampler);
-        }
-        // A new array per frame: the leg keeps it queued.
-        const out = new Int16Array(resampler.maxOutput(samples.length));
-        const written = resampler.process(samples, out);
-        samples = written === out.length ? out : out.subarray(0, written);
-      }
+      let samples = toLeg.convert(frame.samples, frame.sampleRate);
       if (samples.length < size) {
         const padded = new Int16Array(size);
         padded.set(samples);

@@ -5,7 +5,7 @@
 // flush, up to the one marked `from_finalize`, make that flush's one final result.
 import WebSocket from 'ws';
 import { createAsyncQueue, silentLogger, systemClock, type Clock, type Logger } from '../../core/index.ts';
-import { Resampler, type AudioFrame, type SampleRate } from '../../media/index.ts';
+import { RateConverter, type AudioFrame, type SampleRate } from '../../media/index.ts';
 import { deepgramUrl, httpBaseOf, parseDeepgramMessage } from './stt-deepgram-wire.ts';
 import {
   SpeechError,
@@ -66,7 +66,7 @@ export function createDeepgramSTT(options: DeepgramSTTOptions): HostedSTT {
       endpointingMs: options.endpointingMs ?? 300,
       utteranceEndMs: options.utteranceEndMs ?? 1000,
     });
-    const resamplers = new Map<number, Resampler>();
+    const toRate = new RateConverter(rate);
     /** Audio (binary) and Finalize messages (text) waiting for the socket to open. */
     let held: (Buffer | string)[] | null = [];
     let heldMs = 0;
@@ -198,16 +198,7 @@ export function createDeepgramSTT(options: DeepgramSTTOptions): HostedSTT {
     }
 
     function bytesOf(frame: AudioFrame): Buffer {
-      let samples = frame.samples;
-      if (frame.sampleRate !== rate) {
-        let resampler = resamplers.get(frame.sampleRate);
-        if (!resampler) {
-          resampler = new Resampler(frame.sampleRate as SampleRate, rate);
-          resamplers.set(frame.sampleRate, resampler);
-        }
-        const out = new Int16Array(resampler.maxOutput(samples.length));
-        samples = out.subarray(0, resampler.process(samples, out));
-      }
+      const samples = toRate.convert(frame.samples, frame.sampleRate as SampleRate);
       // A copy in the wire's byte order: the caller may reuse its frame buffers.
       const bytes = Buffer.allocUnsafe(samples.length * 2);
       for (let i = 0; i < samples.length; i += 1) bytes.writeInt16LE(samples[i] ?? 0, i * 2);

@@ -6,7 +6,7 @@
 // audio it holds to the file API (`fallback`) and goes on there.
 import WebSocket from 'ws';
 import { createAsyncQueue, type Clock, type Logger } from '../../core/index.ts';
-import { Resampler, type AudioFrame, type SampleRate } from '../../media/index.ts';
+import { RateConverter, type AudioFrame, type SampleRate } from '../../media/index.ts';
 import {
   MIN_COMMIT_SAMPLES,
   REALTIME_RATE,
@@ -56,7 +56,7 @@ export function openRealtimeSTTStream(
 ): STTStream {
   const { clock, logger } = config;
   const results = createAsyncQueue<STTResult>();
-  const resamplers = new Map<number, Resampler>();
+  const toRealtime = new RateConverter(REALTIME_RATE);
   /** Frames (copied, at their own rate) and flushes waiting for the socket to open. */
   let held: (AudioFrame | 'flush')[] | null = [];
   let heldMs = 0;
@@ -215,14 +215,7 @@ export function openRealtimeSTTStream(
   });
 
   function samplesOf(frame: AudioFrame): Int16Array {
-    if (frame.sampleRate === REALTIME_RATE) return frame.samples;
-    let resampler = resamplers.get(frame.sampleRate);
-    if (!resampler) {
-      resampler = new Resampler(frame.sampleRate as SampleRate, REALTIME_RATE);
-      resamplers.set(frame.sampleRate, resampler);
-    }
-    const out = new Int16Array(resampler.maxOutput(frame.samples.length));
-    return out.subarray(0, resampler.process(frame.samples, out));
+    return toRealtime.convert(frame.samples, frame.sampleRate as SampleRate);
   }
 
   function send(frame: AudioFrame) {
