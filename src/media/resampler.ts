@@ -25,6 +25,13 @@ export class Resampler {
   /** Taps per phase; phase `p`'s taps are `coefficients[p * width ...]`, oldest sample first. */
   private readonly width: number;
   private readonly coefficients: Float64Array;
+  /**
+   * Decimation only (`up` is 1): the one phase is the whole linear-phase filter, symmetric, so
+   * each pair of inputs equally far from its middle is added first and multiplied once. This
+   * halves the multiplies on the hottest path there is (every frame sent to a telephone leg goes
+   * 16 -> 8 kHz).
+   */
+  private readonly symmetric: boolean;
   /** The last `width - 1` input samples, then room for one chunk of input. */
   private readonly work: Float64Array;
   private readonly chunk: number;
@@ -52,6 +59,7 @@ export class Resampler {
       this.coefficients = polyphase(taps, this.up, this.width);
       this.delay = (taps.length - 1) / 2 / this.down;
     }
+    this.symmetric = this.up === 1 && isSymmetric(this.coefficients);
     this.work = new Float64Array(this.width - 1 + this.chunk);
   }
 
@@ -89,6 +97,23 @@ export class Resampler {
     const limit = count * up;
     let position = this.position;
     let written = at;
+    if (this.symmetric) {
+      const half = width >> 1;
+      const middle = width & 1 ? coefficients[half]! : 0;
+      while (position < limit) {
+        // work[position .. position + history] are the inputs under the taps, oldest first.
+        let acc = middle * work[position + half]!;
+        for (let k = 0, j = position + history; k < half; k += 1, j -= 1)
+          acc += coefficients[k]! * (work[position + k]! + work[j]!);
+        const sample = Math.round(acc);
+        out[written] = sample > 32767 ? 32767 : sample < -32768 ? -32768 : sample;
+        written += 1;
+        position += down;
+      }
+      this.position = position - limit;
+      work.copyWithin(0, count, count + history);
+      return written;
+    }
     while (position < limit) {
       const newest = (position / up) | 0;
       const phase = position - newest * up;
@@ -105,6 +130,11 @@ export class Resampler {
     work.copyWithin(0, count, count + history);
     return written;
   }
+}
+
+function isSymmetric(taps: Float64Array): boolean {
+  for (let k = 0, j = taps.length - 1; k < j; k += 1, j -= 1) if (taps[k] !== taps[j]) return false;
+  return true;
 }
 
 /**

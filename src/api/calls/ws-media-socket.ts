@@ -33,7 +33,12 @@ function adapt(socket: WebSocket, keepAliveMs: number): WsMediaSocket {
     },
     onMessage(handler) {
       socket.on('message', (data, isBinary) => {
-        const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+        // `ws` hands a Buffer (binaryType nodebuffer): taken as it is, not copied, per frame.
+        const bytes = Buffer.isBuffer(data)
+          ? data
+          : Array.isArray(data)
+            ? Buffer.concat(data)
+            : Buffer.from(data);
         handler(
           isBinary
             ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
