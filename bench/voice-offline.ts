@@ -31,7 +31,7 @@ import {
   type FarEndVoice,
   type SimAudioLeg,
 } from '../src/telephony/index.ts';
-import { talk, type VoiceQuality, type VoiceTurnQuality } from '../src/voice/index.ts';
+import { talk, type PatienceLevel, type VoiceQuality, type VoiceTurnQuality } from '../src/voice/index.ts';
 import { onCleanup } from './lib.ts';
 import { synthesize, type Utterance } from './stt.ts';
 import { pausedUtterances, type PauseKind } from './voice-pauses.ts';
@@ -146,6 +146,7 @@ async function runRate(
   rate: 8000 | 16000,
   concurrency: number,
   poolSize: number,
+  patience: PatienceLevel,
 ): Promise<OfflineRun> {
   const stt = await createPocketSphinxSTT({ poolSize });
   const tts = createFliteTTS();
@@ -222,7 +223,7 @@ async function runRate(
       const result = await talk({
         leg: probe.mediaLeg(leg as SimAudioLeg),
         conversation,
-        agent: { greeting_message: '', greeting_message_mode: 'agent_static' },
+        agent: { greeting_message: '', greeting_message_mode: 'agent_static', patience_level: patience },
         speech: { vad, stt, tts },
         clock: probe.clock(),
         detectVoicemail: false,
@@ -276,6 +277,7 @@ async function runRate(
 export async function runOffline(options: {
   sentences: number;
   concurrency: number;
+  patience: PatienceLevel;
 }): Promise<OfflineResult> {
   const check = await checkPocketSphinx();
   if (!check.ok)
@@ -297,8 +299,13 @@ export async function runOffline(options: {
       console.log(
         `offline: ${set.length} calls (${saying.kind}) at ${rate / 1000} kHz, ${options.concurrency} at a time...`,
       );
-      runs.push(await runRate(set, saying, rate, options.concurrency, poolSize));
+      runs.push(await runRate(set, saying, rate, options.concurrency, poolSize, options.patience));
     }
   }
-  return { kind: 'ran', runs, sttPool: poolSize, patience: 'medium (the default)' };
+  return {
+    kind: 'ran',
+    runs,
+    sttPool: poolSize,
+    patience: options.patience === 'medium' ? 'medium (the default)' : options.patience,
+  };
 }

@@ -18,6 +18,7 @@
 // PARLEY_BENCH_VOICE_API_RATE (100 req/s), PARLEY_BENCH_VOICE_SINGLE_S (90),
 // PARLEY_BENCH_VOICE_SHARE_CALLS (200), PARLEY_BENCH_VOICE_SHARE_S (30),
 // PARLEY_BENCH_VOICE_SENTENCES (50), PARLEY_BENCH_VOICE_OFFLINE_CONCURRENCY (2),
+// PARLEY_BENCH_VOICE_OFFLINE_PATIENCE (the agent's patience_level in part 3: medium),
 // PARLEY_BENCH_VOICE_PACER (worker: frames leave from the pacer worker as Parley runs them; caller:
 // from the sim's beat on the main thread, the way they left before the worker, for comparison).
 import { loadavg } from 'node:os';
@@ -26,7 +27,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Resampler } from '../src/media/index.ts';
 import { createEnergyVAD } from '../src/providers/index.ts';
 import { createFakeSTT, createFakeTTS } from '../src/providers/testing/index.ts';
-import { PATIENCE_MS, isCompleteUtterance, type VoiceQuality } from '../src/voice/index.ts';
+import {
+  PATIENCE_MS,
+  isCompleteUtterance,
+  type PatienceLevel,
+  type VoiceQuality,
+} from '../src/voice/index.ts';
 import type { CaseContext } from './api.ts';
 import { intEnv, machine, markdownTable, partsEnv, stepsEnv, textTable, writeResultsSection } from './lib.ts';
 import { startApiLoad, startInProcessApp, type ApiLoadResult } from './voice-api.ts';
@@ -60,6 +66,7 @@ interface VoiceBenchSettings {
   shareS: number;
   sentences: number;
   offlineConcurrency: number;
+  offlinePatience: PatienceLevel;
   pacer: Pacer;
 }
 
@@ -69,6 +76,13 @@ function pacerEnv(): Pacer {
   const raw = process.env.PARLEY_BENCH_VOICE_PACER ?? 'worker';
   if (raw !== 'worker' && raw !== 'caller')
     throw new Error(`PARLEY_BENCH_VOICE_PACER must be worker or caller, got "${raw}"`);
+  return raw;
+}
+
+function patienceEnv(name: string): PatienceLevel {
+  const raw = process.env[name] || 'medium';
+  if (raw !== 'low' && raw !== 'medium' && raw !== 'high')
+    throw new Error(`${name} must be low, medium or high, got "${raw}"`);
   return raw;
 }
 
@@ -84,6 +98,7 @@ function voiceSettings(): VoiceBenchSettings {
     shareS: intEnv('PARLEY_BENCH_VOICE_SHARE_S', 30, 5, 300),
     sentences: intEnv('PARLEY_BENCH_VOICE_SENTENCES', 50, 1, 50),
     offlineConcurrency: intEnv('PARLEY_BENCH_VOICE_OFFLINE_CONCURRENCY', 2, 1, 8),
+    offlinePatience: patienceEnv('PARLEY_BENCH_VOICE_OFFLINE_PATIENCE'),
     pacer: pacerEnv(),
   };
 }
@@ -393,7 +408,11 @@ export async function runVoiceCase(ctx: CaseContext): Promise<void> {
   }
 
   if (s.parts.has('offline')) {
-    offline = await runOffline({ sentences: s.sentences, concurrency: s.offlineConcurrency });
+    offline = await runOffline({
+      sentences: s.sentences,
+      concurrency: s.offlineConcurrency,
+      patience: s.offlinePatience,
+    });
     loads.push(loadavg()[0]!);
     if (offline.kind === 'ran') console.log(textTable(...offlineTable(offline.runs)));
     else console.log(`offline: skipped (${offline.reason})`);
