@@ -19,6 +19,14 @@ export const MODEL_FIRST_TOKEN_TIMEOUT_MS = 15_000;
 /** With `min_words_to_interrupt` "0": caller speech this long while the agent talks interrupts. */
 export const BARGE_IN_MIN_SPEECH_MS = 300;
 /**
+ * With a recognizer without partials (PocketSphinx, the OpenAI file API), caller speech that
+ * starts this soon after the agent's reply became audible (or before it) is taken as the caller
+ * going on with the line the reply answered: it stops the reply once voiced for
+ * BARGE_IN_MIN_SPEECH_MS, as with `min_words_to_interrupt` "0". Later speech waits for the final's
+ * words, so back-channels over the rest of the reply do not cut it.
+ */
+export const CALLER_GOES_ON_MS = 600;
+/**
  * With `min_words_to_interrupt` "0": a final with at least this many words, said while the agent
  * talks, is a turn even when it was shorter than BARGE_IN_MIN_SPEECH_MS ("yeah" is not, "wait no" is).
  */

@@ -95,4 +95,70 @@ describe('turn-taking', () => {
     // The answer to the panels was cut where "wait" came, not at a back-channel.
     expect(conversation.turns.find((t) => t.interrupted)?.text.length).toBeGreaterThan(40);
   });
+  describe('without partials, a caller who goes on just after the reply started', () => {
+    const REPLY =
+      'Of course, I can help you reschedule. Let me look at the calendar for the next available days.';
+
+    it('stops the reply once voiced for 300 ms, not at the final, and answers the rest', async () => {
+      const { result, conversation, leg, startedAt } = await runScriptedCall({
+        stt: { partials: false },
+        settings: { patience: 'medium' },
+        script: [
+          { waitForAgentSilence: 300 },
+          { say: 'I need to reschedule' },
+          // A 700 ms pause: the 400 ms wait after a finished-looking line has ended inside it.
+          { wait: 700 },
+          { say: 'my delivery for next week please' },
+          { waitForAgentSilence: 600 },
+          { hangup: true },
+        ],
+        replies: [{ text: REPLY }, { text: 'Which day works for you?' }],
+      });
+      const [first, second] = result.quality.per_turn.filter((t) => t.kind === 'reply');
+      if (!first || !second) throw new Error('two reply turns expected');
+      const audibleAt = startedAt + (first.first_frame_out_at ?? NaN);
+      const resumedAt = leg.saidAt[1]?.at ?? NaN;
+      // The caller went on within CALLER_GOES_ON_MS of the reply becoming audible...
+      expect(resumedAt - audibleAt).toBeGreaterThan(0);
+      expect(resumedAt - audibleAt).toBeLessThanOrEqual(600);
+      // ...and was talked over for BARGE_IN_MIN_SPEECH_MS from the VAD's speech start (its first
+      // frame's start, a frame before the harness logs the line), not until the final.
+      const stoppedAt = startedAt + (first.interrupted_at ?? NaN);
+      expect(stoppedAt - resumedAt).toBeGreaterThanOrEqual(280);
+      expect(stoppedAt - resumedAt).toBeLessThanOrEqual(340);
+      expect(result.quality.interruptions).toBe(1);
+      const lines = conversation.transcript().split('\n');
+      expect(lines.filter((l) => l.startsWith('human:'))).toEqual([
+        'human: I need to reschedule',
+        'human: my delivery for next week please',
+      ]);
+      const cut = conversation.turns.find((t) => t.interrupted)?.text ?? '';
+      expect(cut.length).toBeGreaterThan(0);
+      expect(REPLY.startsWith(cut)).toBe(true);
+      expect(cut.length).toBeLessThan(REPLY.length);
+      expect(lines.at(-1)).toBe('bot: Which day works for you?');
+    });
+
+    it('keeps talking over a back-channel said later in the reply', async () => {
+      const { result, conversation } = await runScriptedCall({
+        stt: { partials: false },
+        settings: { patience: 'medium' },
+        script: [
+          { waitForAgentSilence: 300 },
+          { say: 'I need to reschedule' },
+          { waitForAgentAudio: true },
+          { wait: 1_000 },
+          { say: 'mhm' },
+          { waitForAgentSilence: 600 },
+          { hangup: true },
+        ],
+        replies: [{ text: REPLY }],
+      });
+      expect(result.quality.interruptions).toBe(0);
+      expect(conversation.transcript().split('\n').slice(1)).toEqual([
+        'human: I need to reschedule',
+        `bot: ${REPLY}`,
+      ]);
+    });
+  });
 });

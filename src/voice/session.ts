@@ -12,7 +12,7 @@ import { finalInterrupts, partialInterrupts, saysSomething } from './barge-in.ts
 import { createDtmfCollector, dtmfTurnText } from './dtmf.ts';
 import { createWordFilter } from './filter-words.ts';
 import { createIdleWatch } from './idle.ts';
-import { BARGE_IN_MIN_SPEECH_MS, SETTLE_AT_END_MS, TOOL_WAIT_MS } from './limits.ts';
+import { BARGE_IN_MIN_SPEECH_MS, CALLER_GOES_ON_MS, SETTLE_AT_END_MS, TOOL_WAIT_MS } from './limits.ts';
 import { createListener, type HeardTurn, type Listener } from './listener.ts';
 import { PATIENCE_MS } from './endpointing.ts';
 import { watchModel, type ModelWatch } from './model-watch.ts';
@@ -267,12 +267,26 @@ class VoiceCall {
     this.#screen.speechStart(at);
     this.#moment?.speechStart();
     this.#speechStartedAt = at;
-    if (this.#s.minWordsToInterrupt === 0 && this.#current) this.#checkSpeechBargeIn();
+    if (this.#current && this.#stopsOnSpeech(this.#current)) this.#checkSpeechBargeIn();
   }
 
   /**
-   * With "0": interrupts once the caller's speech has gone on BARGE_IN_MIN_SPEECH_MS and is still
-   * voiced (a sound that stopped just before, not yet confirmed by VAD, does not count). Checks
+   * Whether voiced speech alone (BARGE_IN_MIN_SPEECH_MS of it) stops `u`: with
+   * `min_words_to_interrupt` "0"; and, where the recognizer gives no partials (its words come only
+   * after the caller stops), a reply the caller spoke over from before it was audible or from
+   * within CALLER_GOES_ON_MS after: a caller going on with the line it answers.
+   */
+  #stopsOnSpeech(u: Utterance): boolean {
+    if (this.#s.minWordsToInterrupt === 0) return true;
+    if (this.#o.stt.partials || u.marks.kind !== 'reply') return false;
+    const audibleAt = u.marks.firstFrameOutAt;
+    return audibleAt === null || this.#speechStartedAt - audibleAt <= CALLER_GOES_ON_MS;
+  }
+
+  /**
+   * Where speech alone stops the agent (`#stopsOnSpeech`): interrupts once the caller's speech
+   * has gone on BARGE_IN_MIN_SPEECH_MS and is still voiced (a sound that stopped just before, not
+   * yet confirmed by VAD, does not count). Checks
    * again each frame while the caller speaks and the agent has speech under way (it may become
    * audible meanwhile); an utterance that starts during the caller's speech starts the checks.
    */
@@ -283,6 +297,7 @@ class VoiceCall {
     this.#cancelBarge = this.#timers.after(Math.max(due, 0), () => {
       this.#cancelBarge = noop;
       if (!this.#listener?.speaking || this.#phase !== 'talk' || !this.#current) return;
+      if (!this.#stopsOnSpeech(this.#current)) return;
       if (this.#listener.voiced && this.#agentAudible()) this.#interrupt(true);
       else this.#cancelBarge = this.#timers.after(FRAME_MS, () => this.#checkSpeechBargeIn());
     });
@@ -424,7 +439,7 @@ class VoiceCall {
     this.#current = u;
     this.#marks.push(marks);
     this.#idle.busy();
-    if (this.#s.minWordsToInterrupt === 0 && this.#listener?.speaking) this.#checkSpeechBargeIn();
+    if (this.#listener?.speaking && this.#stopsOnSpeech(u)) this.#checkSpeechBargeIn();
     try {
       await produce(u);
       u.end();
