@@ -12,7 +12,7 @@
 // Knobs: PARLEY_BENCH_OVERLOAD_CAPACITY (0 = search), PARLEY_BENCH_OVERLOAD_STEPS (100,200,300,400),
 // PARLEY_BENCH_OVERLOAD_LINES (caller lines per call, 6), PARLEY_BENCH_OVERLOAD_RAMP_S (5),
 // PARLEY_BENCH_OVERLOAD_GATE_MS (the gate-on bound, default the app's: 100),
-// PARLEY_BENCH_OVERLOAD_NEW_PER_S (the gate-on pacing of new calls, default the app's: 10).
+// PARLEY_BENCH_OVERLOAD_NEW_PER_S (the gate-on pacing of new calls; default 10, the app's own default is 0: none).
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PATIENCE_MS } from '../src/voice/index.ts';

@@ -21,7 +21,7 @@ export interface LoadGateOptions {
   clearLagMs?: number;
   /** How long each measurement window is (default 1000 ms of `clock`). */
   windowMs?: number;
-  /** New calls this process may take in a window while not saturated (default 10; Infinity: any). */
+  /** New calls this process may take in a window while not saturated (default Infinity: any). */
   claimsPerWindow?: number;
   /** The p99 delay (ms) of the window just ended; default Node's event-loop delay histogram. */
   sample?: () => number;
@@ -43,7 +43,7 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
   const windowsOver = options.windowsOver ?? 2;
   const clearLagMs = options.clearLagMs ?? maxLagMs / 2;
   const windowMs = options.windowMs ?? 1000;
-  const claimsPerWindow = options.claimsPerWindow ?? 10;
+  const claimsPerWindow = options.claimsPerWindow ?? Infinity;
   let sample = options.sample;
   let histogram: ReturnType<typeof monitorEventLoopDelay> | null = null;
   if (!sample) {
