@@ -8,6 +8,7 @@ import { chatPhaseSeconds, runChatCase } from './chat.ts';
 import { failoverPhaseSeconds, runFailoverCase } from './failover.ts';
 import { fliteVoicesPhaseSeconds, runFliteVoicesCase } from './flite-voices.ts';
 import { loadSettings, runCleanups } from './lib.ts';
+import { overloadPhaseSeconds, runOverloadCase } from './overload.ts';
 import { runSimFirstCallCase, simFirstCallPhaseSeconds } from './sim-first-call.ts';
 import { runSipCase, sipPhaseSeconds } from './sip.ts';
 import { runSttCase, sttPhaseSeconds } from './stt.ts';
@@ -55,6 +56,8 @@ const CASES: Record<string, BenchCase> = {
   sip: { run: runSipCase, loadSeconds: () => sipPhaseSeconds() },
   // Speech failover to the offline engines: TTS and STT, refuse/drop/stall against a baseline (BENCH_FAILOVER_TRIALS).
   failover: { run: runFailoverCase, loadSeconds: () => failoverPhaseSeconds() },
+  // Sim voice calls through the API: the capacity (gate off), then twice it with the load gate on and off (PARLEY_BENCH_OVERLOAD_*).
+  overload: { run: runOverloadCase, loadSeconds: () => overloadPhaseSeconds() },
 };
 
 const SETUP_ALLOWANCE_S = 60;

@@ -269,17 +269,81 @@ export function createDelayedLLM(reply: string, delay: (k: number) => number, re
   };
 }
 
-/** A caller that waits for the greeting, then answers every line it hears with the next line. */
-function talkativeCallee(first: number): Callee {
+/** A caller, and what it said and heard: lines it said, and agent lines heard after one of them. */
+export interface TalkativeCallee extends Callee {
+  readonly said: number;
+  readonly answered: number;
+}
+
+/**
+ * A caller that waits for the greeting, then answers every line it hears with the next line; with
+ * `lines`, it hangs up (saying nothing more) once the reply to its last line has been heard.
+ */
+export function talkativeCallee(first: number, lines = Infinity): TalkativeCallee {
   let next = first;
+  let said = 0;
+  let answered = 0;
   return {
+    get said() {
+      return said;
+    },
+    get answered() {
+      return answered;
+    },
     async opening() {
       return '';
     },
     async reply() {
+      if (said > 0) answered += 1;
+      if (said >= lines) return { text: '', hangUp: true };
+      said += 1;
       return { text: CALLER_LINES[next++ % CALLER_LINES.length]!, hangUp: false };
     },
   };
+}
+
+/**
+ * The far end's voice for the harness's calls: data speech (each line's frames made once), and
+ * ears that time every frame our side sends through the probe `probeOf()` gives when a call's far
+ * end starts listening (one call connects at a time). With `edge`, the far end's speech passes the
+ * mu-law edge here, for calls whose session input the harness cannot wrap (calls the app runs).
+ */
+export function createProbedFarEnd(probeOf: () => CallProbe, options: { edge?: boolean } = {}): FarEndVoice {
+  const frames = new Map<string, AudioFrame[]>();
+  const data = createDataVoice();
+  const speech = (text: string) => {
+    const made = dataSpeechFrames(text);
+    return options.edge ? made.map(throughMulaw) : made;
+  };
+  return {
+    async *speak(text) {
+      let cached = frames.get(text);
+      if (!cached) frames.set(text, (cached = speech(text)));
+      yield* cached;
+    },
+    listen(heard, signal) {
+      const probe = probeOf();
+      const ears = data.listen((text) => {
+        probe.heard(text);
+        heard(text);
+      }, signal);
+      return {
+        push: (frame, sent) => {
+          if (!sent) throw new Error('the sim gave the far end a frame without its send times');
+          ears.push(probe.sent(frame, sent));
+        },
+      };
+    },
+  };
+}
+
+/** A frame as it comes out of G.711 mu-law (a new buffer). */
+function throughMulaw(frame: AudioFrame): AudioFrame {
+  const codes = new Uint8Array(frame.samples.length);
+  const samples = new Int16Array(frame.samples.length);
+  mulawEncodeInto(frame.samples, codes);
+  mulawDecodeInto(codes, samples);
+  return { samples, sampleRate: frame.sampleRate, at: frame.at };
 }
 
 export interface CallRunOptions {
@@ -319,30 +383,11 @@ export interface CallRun {
 
 export async function runCalls(options: CallRunOptions): Promise<CallRun> {
   const { stats } = options;
-  const frames = new Map<string, AudioFrame[]>();
-  const data = createDataVoice();
   let connecting: CallProbe | null = null;
-  const voice: FarEndVoice = {
-    async *speak(text) {
-      let cached = frames.get(text);
-      if (!cached) frames.set(text, (cached = dataSpeechFrames(text)));
-      yield* cached;
-    },
-    listen(heard, signal) {
-      const probe = connecting;
-      if (!probe) throw new Error('a far end started listening outside a call start');
-      const ears = data.listen((text) => {
-        probe.heard(text);
-        heard(text);
-      }, signal);
-      return {
-        push: (frame, sent) => {
-          if (!sent) throw new Error('the sim gave the far end a frame without its send times');
-          ears.push(probe.sent(frame, sent));
-        },
-      };
-    },
-  };
+  const voice = createProbedFarEnd(() => {
+    if (!connecting) throw new Error('a far end started listening outside a call start');
+    return connecting;
+  });
   let calleeIndex = 0;
   const pacer = options.pacer === 'worker' ? createWorkerPacer() : createCallerPacer();
   const carrier = createSimCarrier({

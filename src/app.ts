@@ -127,6 +127,8 @@ export interface AppOverrides {
   role?: Role;
   /** The speech voice calls run on; default the offline speech (`offlineSpeech`). */
   speech?: SpeechSetup;
+  /** Who answers the sim's outbound calls; default a simulated person on the platform model. */
+  simCallee?: CalleeFactory;
 }
 
 export interface App {
@@ -536,6 +538,8 @@ export interface EngineOptions {
    * Twilio's REST base URL (default https://api.twilio.com; tests: a fake's).
    */
   twilio?: { server: TwilioAccount | null; baseUrl?: string };
+  /** Who answers the sim's outbound calls (benchmarks); default a simulated person. */
+  simCallee?: CalleeFactory;
 }
 
 export type Role = 'all' | 'api' | 'worker';
@@ -607,7 +611,7 @@ export function createEngine(options: EngineOptions): Engine {
   const sim = createSimCarrier({
     clock,
     speed: options.simSpeed,
-    callee: person('callee'),
+    callee: options.simCallee ?? person('callee'),
     caller: person('caller'),
     ...(speech?.farEnd ? { voice: speech.farEnd } : {}),
     ...(pacer && speech?.farEnd ? { pacer } : {}),
@@ -789,6 +793,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
             load: createLoadGate({
               clock: systemClock,
               maxLagMs: config.maxEventLoopLagMs,
+              claimsPerWindow: config.maxNewCallsPerSecond > 0 ? config.maxNewCallsPerSecond : Infinity,
               signal: loadWatch.signal,
             }),
           }
@@ -808,6 +813,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       },
       role,
       ...(sip ? { sip: sip.carrier } : {}),
+      ...(overrides.simCallee ? { simCallee: overrides.simCallee } : {}),
     });
     api = await buildApi({
       store,

@@ -40,6 +40,9 @@ export interface PlaceCallInput {
   batchTaskId?: string | null;
 }
 
+/** Most waiting calls one admission takes (the store's default). */
+const MAX_CLAIM = 1000;
+
 /** Used for `eta` until the workspace has ended calls to average. */
 export const DEFAULT_CALL_SECONDS = 60;
 
@@ -100,6 +103,10 @@ export function createAdmission(
     mayAdmit: () => boolean;
     /** Whether it may take more calls now (not when saturated either). */
     mayClaim: () => boolean;
+    /** How many waiting calls it may take now (default: as many as there are free slots). */
+    claimLimit?: () => number;
+    /** Told how many waiting calls it just took. */
+    claimed?: (calls: number) => void;
     launch: (workspace: Workspace, call: Call, prepared: Prepared) => void;
     settled: () => void;
   },
@@ -117,10 +124,11 @@ export function createAdmission(
       if (!(await store.calls.hasWaiting(workspaceId))) return;
       const workspace = await store.workspaces.get(workspaceId);
       if (!workspace) return;
-      await startAdmitted(
-        workspace,
-        await store.calls.admit(workspaceId, workspace.maxConcurrentCalls, node),
-      );
+      const limit = Math.min(MAX_CLAIM, options.claimLimit?.() ?? MAX_CLAIM);
+      if (limit <= 0) return;
+      const admitted = await store.calls.admit(workspaceId, workspace.maxConcurrentCalls, node, limit);
+      options.claimed?.(admitted.length);
+      await startAdmitted(workspace, admitted);
     } catch (err) {
       logger.error({ err, workspace_id: workspaceId }, 'admitting calls failed');
     }

@@ -30,8 +30,11 @@ export interface CallServiceOptions {
    * on audio legs fail with that reason, and text legs (the sim's fast path) still talk.
    */
   speech: SpeechChoice;
-  /** Whether this process is saturated: then it claims no new calls (default never). */
-  load?: Pick<LoadGate, 'saturated'>;
+  /**
+   * Whether this process is saturated: then it claims no new calls (default never); and how many
+   * it may claim now when not (default any).
+   */
+  load?: Pick<LoadGate, 'saturated'> & Partial<Pick<LoadGate, 'allowance' | 'claimed'>>;
   /** Chooses each voice call's own speech; absent: every call runs on `speech`. */
   speechRegistry?: SpeechRegistry;
   /** Where calls of agents with `is_recording` are recorded; absent: they are not. */
@@ -100,7 +103,10 @@ export function createCallService(options: CallServiceOptions): CallService {
   let nap = new AbortController();
   const mayAdmit = () => !stopped && options.runsCalls !== false;
   // A saturated process claims no new calls; those it holds still start (docs/operations.md).
-  const mayClaim = () => mayAdmit() && !options.load?.saturated;
+  const clear = () => mayAdmit() && !options.load?.saturated;
+  // New calls are also paced: their load shows in the lag only once they talk.
+  const allowance = () => options.load?.allowance?.() ?? Infinity;
+  const mayClaim = () => clear() && allowance() > 0;
 
   function settleIdle() {
     if (running.size > 0 || admission.busy > 0) return;
@@ -125,7 +131,8 @@ export function createCallService(options: CallServiceOptions): CallService {
       store,
       logger,
       node,
-      mayAdmit: mayClaim,
+      // A release hands a freed slot to one waiting call: no more calls than before, so no pacing.
+      mayAdmit: clear,
       onAdmitted: (workspace, admitted) => void admission.startAdmitted(workspace, admitted),
       // The locked admission sees the whole queue.
       onUnfilled: (workspace) => void admission.admit(workspace.id),
@@ -150,6 +157,8 @@ export function createCallService(options: CallServiceOptions): CallService {
   const admission = createAdmission(ctx, {
     mayAdmit,
     mayClaim,
+    claimLimit: allowance,
+    claimed: (calls) => options.load?.claimed?.(calls),
     launch: (workspace, call, prepared) =>
       ctx.track(workspace, call.id, (signal) => runOutbound(ctx, workspace, call, prepared, signal)),
     settled: settleIdle,

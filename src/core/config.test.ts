@@ -82,6 +82,7 @@ describe('loadConfig', () => {
       },
       speech: { vendors: {}, stt: [], tts: [] },
       maxEventLoopLagMs: 100,
+      maxNewCallsPerSecond: 0,
     });
   });
 

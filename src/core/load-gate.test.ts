@@ -35,6 +35,49 @@ describe('load gate', () => {
     expect(clock.pendingSleeps).toBe(0);
   });
 
+  it('lets a window take at most its allowance of new calls, and none while saturated', async () => {
+    const clock = createManualClock();
+    const lags = [0, 80, 80, 10];
+    const controller = new AbortController();
+    const gate = createLoadGate({
+      clock,
+      maxLagMs: 50,
+      claimsPerWindow: 5,
+      sample: () => lags.shift() ?? 0,
+      signal: controller.signal,
+    });
+    expect(gate.allowance()).toBe(5);
+    gate.claimed(3);
+    expect(gate.allowance()).toBe(2);
+    gate.claimed(2);
+    expect(gate.allowance()).toBe(0);
+    // A new window, a new allowance (the lag is low).
+    await clock.tick(1000);
+    expect(gate.allowance()).toBe(5);
+    gate.claimed(1);
+    await clock.tick(1000);
+    expect([gate.saturated, gate.allowance()]).toEqual([false, 5]);
+    await clock.tick(1000);
+    expect([gate.saturated, gate.allowance()]).toEqual([true, 0]);
+    await clock.tick(1000);
+    expect([gate.saturated, gate.allowance()]).toEqual([false, 5]);
+    controller.abort();
+    await clock.tick(1000);
+  });
+
+  it('takes any number of calls with no allowance set to pace them', async () => {
+    const controller = new AbortController();
+    const gate = createLoadGate({
+      clock: createManualClock(),
+      claimsPerWindow: Infinity,
+      sample: () => 0,
+      signal: controller.signal,
+    });
+    gate.claimed(10_000);
+    expect(gate.allowance()).toBe(Infinity);
+    controller.abort();
+  });
+
   it("measures this process's own event loop by default", async () => {
     const clock = createManualClock();
     const controller = new AbortController();

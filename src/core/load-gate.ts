@@ -5,6 +5,11 @@ import type { Clock } from './clock.ts';
 // the calls' sessions, the API and the store is late by more than a bound. A saturated process
 // takes no new calls (they wait `pending` for a slot here later, or another node takes them), so
 // the calls it has keep their timing instead of every call degrading together.
+//
+// The lag shows a call's load only once the call talks (after its ring) and the windows have
+// passed, so a burst of calls would all be taken before the first sign of it: a process that is
+// not saturated still takes at most `claimsPerWindow` new calls a window, and the lag measured
+// meanwhile stops it before it takes far more than it can serve.
 
 export interface LoadGateOptions {
   clock: Clock;
@@ -16,6 +21,8 @@ export interface LoadGateOptions {
   clearLagMs?: number;
   /** How long each measurement window is (default 1000 ms of `clock`). */
   windowMs?: number;
+  /** New calls this process may take in a window while not saturated (default Infinity: any). */
+  claimsPerWindow?: number;
   /** The p99 delay (ms) of the window just ended; default Node's event-loop delay histogram. */
   sample?: () => number;
   signal?: AbortSignal;
@@ -25,6 +32,10 @@ export interface LoadGate {
   readonly saturated: boolean;
   /** The last window's p99 event-loop delay (ms). */
   readonly lagMs: number;
+  /** How many new calls this process may take now: 0 while saturated, else what is left of the window's. */
+  allowance(): number;
+  /** Counts calls just taken against the window's allowance. */
+  claimed(calls: number): void;
 }
 
 export function createLoadGate(options: LoadGateOptions): LoadGate {
@@ -32,6 +43,7 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
   const windowsOver = options.windowsOver ?? 2;
   const clearLagMs = options.clearLagMs ?? maxLagMs / 2;
   const windowMs = options.windowMs ?? 1000;
+  const claimsPerWindow = options.claimsPerWindow ?? Infinity;
   let sample = options.sample;
   let histogram: ReturnType<typeof monitorEventLoopDelay> | null = null;
   if (!sample) {
@@ -49,6 +61,7 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
   let saturated = false;
   let lagMs = 0;
   let over = 0;
+  let claims = 0;
   void (async () => {
     while (!options.signal?.aborted) {
       try {
@@ -57,6 +70,7 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
         break;
       }
       lagMs = read();
+      claims = 0;
       over = lagMs > maxLagMs ? over + 1 : 0;
       if (!saturated && over >= windowsOver) saturated = true;
       else if (saturated && lagMs < clearLagMs) saturated = false;
@@ -69,6 +83,12 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
     },
     get lagMs() {
       return lagMs;
+    },
+    allowance() {
+      return saturated ? 0 : Math.max(0, claimsPerWindow - claims);
+    },
+    claimed(calls) {
+      claims += calls;
     },
   };
 }

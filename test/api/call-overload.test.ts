@@ -12,7 +12,18 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 forEachStore('a saturated process', (target) => {
   let t: TestApi;
   let clock: ManualClock;
-  const load = { saturated: false, lagMs: 0 };
+  // What the gate lets this process take: `left` new calls (the window's allowance), none while saturated.
+  let left = Infinity;
+  const taken: number[] = [];
+  const load = {
+    saturated: false,
+    lagMs: 0,
+    allowance: () => (load.saturated ? 0 : left),
+    claimed: (calls: number) => {
+      taken.push(calls);
+      left -= calls;
+    },
+  };
   let agent: string;
 
   beforeAll(async () => {
@@ -55,6 +66,28 @@ forEachStore('a saturated process', (target) => {
       seen = await status(id);
     }
     expect(['ringing', 'in-progress', 'completed']).toContain(seen);
+  });
+
+  it("takes no more new calls than the gate's allowance, and the rest at the next look", async () => {
+    left = 1;
+    taken.length = 0;
+    const ids: string[] = [];
+    for (const phone of ['+14155551240', '+14155551241']) {
+      const placed = await ok('POST', '/v2/calls', { model_id: agent, phone, name: 'Ann' });
+      ids.push(placed.response.call_id as string);
+    }
+    await clock.tick(1000);
+    expect(await Promise.all(ids.map(status))).toContain('pending');
+    expect((await Promise.all(ids.map(status))).filter((s) => s === 'pending')).toHaveLength(1);
+    expect(taken).toEqual([1]);
+    left = Infinity;
+    let seen = ['pending'];
+    for (let i = 0; i < 20 && seen.includes('pending'); i += 1) {
+      await clock.tick(1000);
+      seen = await Promise.all(ids.map(status));
+    }
+    expect(seen).not.toContain('pending');
+    expect(taken.reduce((a, b) => a + b, 0)).toBe(2);
   });
 
   it('dispatches no campaign call while saturated', async () => {
