@@ -79,14 +79,19 @@ export function isTrailingOff(text: string, heard: Heard = 'partial'): boolean {
   return TRAILING_WORDS.has(last) || (heard === 'final' && FUNCTION_WORDS.has(last));
 }
 
+/**
+ * The wait for `latestTranscript`. `completeFactor` is the complete line's share of the patience
+ * wait: COMPLETE_FACTOR, or 1 in a call whose caller was cut off once (they pause mid-line).
+ */
 export function endpointDelayMs(
   patience: PatienceLevel,
   latestTranscript: string,
   heard: Heard = 'partial',
+  completeFactor: number = COMPLETE_FACTOR,
 ): number {
   const full = PATIENCE_MS[patience];
-  if (isCompleteUtterance(latestTranscript)) return Math.round(full * COMPLETE_FACTOR);
+  if (isCompleteUtterance(latestTranscript)) return Math.round(full * completeFactor);
   if (isTrailingOff(latestTranscript, heard)) return Math.round(full * TRAILING_FACTOR);
-  if (heard === 'final' && latestTranscript.trim() !== '') return Math.round(full * COMPLETE_FACTOR);
+  if (heard === 'final' && latestTranscript.trim() !== '') return Math.round(full * completeFactor);
   return full;
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/index.ts';
 import { samplesPerFrame, type AudioFrame, type SampleRate } from '../media/index.ts';
 import { SpeechError, type STT, type STTStream, type VAD, type VADStream } from '../providers/index.ts';
-import { endpointDelayMs, PATIENCE_MS } from './endpointing.ts';
+import { COMPLETE_FACTOR, endpointDelayMs, PATIENCE_MS } from './endpointing.ts';
 import { PRE_ROLL_MS, STT_FINAL_TIMEOUT_MS, VAD_MIN_SILENCE_MS } from './limits.ts';
 import type { PatienceLevel } from './settings.ts';
 import type { Timers } from './timers.ts';
@@ -58,6 +58,11 @@ export interface Listener {
   pendingText(): string;
   /** Ends the utterance in progress now: flushes the STT without waiting for the pause. */
   flushNow(): void;
+  /**
+   * The caller went on after a reply had started (endpointing cut them off): for the rest of the
+   * call a line that reads as complete waits the whole patience delay, not half of it.
+   */
+  callerPausesMidLine(): void;
   /** Resolves once no STT final is outstanding. */
   finalsIn(): Promise<void>;
   /** Milliseconds of caller speech so far (VAD). */
@@ -171,6 +176,7 @@ export function createListener(options: ListenerOptions): Listener {
   }
 
   /** Waits out the endpoint delay counted from the speech end at `endAt`. */
+  let completeFactor = COMPLETE_FACTOR;
   function scheduleEndpoint(endAt: number) {
     // Without partials this utterance's words come with its final: until then, the plain wait.
     const delay =
@@ -180,6 +186,7 @@ export function createListener(options: ListenerOptions): Listener {
             options.patience,
             lastPartial || pendingTurnText(),
             earlyFlush ? 'final' : 'partial',
+            completeFactor,
           );
     const remaining = delay - (clock.now() - endAt);
     cancelEndpoint?.();
@@ -302,6 +309,9 @@ export function createListener(options: ListenerOptions): Listener {
       if (closed) return;
       cancelEndpoint?.();
       endpoint();
+    },
+    callerPausesMidLine() {
+      completeFactor = 1;
     },
     finalsIn() {
       if (awaitingFinals === 0 || closed) return Promise.resolve();

@@ -99,7 +99,7 @@ describe('turn-taking', () => {
     const REPLY =
       'Of course, I can help you reschedule. Let me look at the calendar for the next available days.';
 
-    it('stops the reply once voiced for 300 ms, not at the final, and answers the rest', async () => {
+    it('stops the reply once voiced for 300 ms, not at the final, and waits longer on this caller', async () => {
       const { result, conversation, leg, startedAt } = await runScriptedCall({
         stt: { partials: false },
         settings: { patience: 'medium' },
@@ -110,12 +110,17 @@ describe('turn-taking', () => {
           { wait: 700 },
           { say: 'my delivery for next week please' },
           { waitForAgentSilence: 600 },
+          { say: 'Tuesday works' },
+          { waitForAgentSilence: 600 },
           { hangup: true },
         ],
-        replies: [{ text: REPLY }, { text: 'Which day works for you?' }],
+        replies: [{ text: REPLY }, { text: 'Which day works for you?' }, { text: 'Tuesday it is.' }],
       });
-      const [first, second] = result.quality.per_turn.filter((t) => t.kind === 'reply');
-      if (!first || !second) throw new Error('two reply turns expected');
+      const [first, second, third] = result.quality.per_turn.filter((t) => t.kind === 'reply');
+      if (!first || !second || !third) throw new Error('three reply turns expected');
+      // Before the cut a finished-looking line waited half the patience delay; after it, this
+      // caller's lines wait the whole of it (they pause mid-line).
+      expect([first.endpointing_ms, second.endpointing_ms, third.endpointing_ms]).toEqual([400, 800, 800]);
       const audibleAt = startedAt + (first.first_frame_out_at ?? NaN);
       const resumedAt = leg.saidAt[1]?.at ?? NaN;
       // The caller went on within CALLER_GOES_ON_MS of the reply becoming audible...
@@ -131,12 +136,17 @@ describe('turn-taking', () => {
       expect(lines.filter((l) => l.startsWith('human:'))).toEqual([
         'human: I need to reschedule',
         'human: my delivery for next week please',
+        'human: Tuesday works',
       ]);
       const cut = conversation.turns.find((t) => t.interrupted)?.text ?? '';
       expect(cut.length).toBeGreaterThan(0);
       expect(REPLY.startsWith(cut)).toBe(true);
       expect(cut.length).toBeLessThan(REPLY.length);
-      expect(lines.at(-1)).toBe('bot: Which day works for you?');
+      expect(lines.slice(-3)).toEqual([
+        'bot: Which day works for you?',
+        'human: Tuesday works',
+        'bot: Tuesday it is.',
+      ]);
     });
 
     it('keeps talking over a back-channel said later in the reply', async () => {
@@ -150,15 +160,22 @@ describe('turn-taking', () => {
           { wait: 1_000 },
           { say: 'mhm' },
           { waitForAgentSilence: 600 },
+          { say: 'Tuesday works' },
+          { waitForAgentSilence: 600 },
           { hangup: true },
         ],
-        replies: [{ text: REPLY }],
+        replies: [{ text: REPLY }, { text: 'Tuesday it is.' }],
       });
       expect(result.quality.interruptions).toBe(0);
       expect(conversation.transcript().split('\n').slice(1)).toEqual([
         'human: I need to reschedule',
         `bot: ${REPLY}`,
+        'human: Tuesday works',
+        'bot: Tuesday it is.',
       ]);
+      // Not cut off: a finished line still waits half the patience delay.
+      const replies = result.quality.per_turn.filter((t) => t.kind === 'reply');
+      expect(replies.map((t) => t.endpointing_ms)).toEqual([400, 400]);
     });
   });
 });

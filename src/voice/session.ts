@@ -271,6 +271,17 @@ class VoiceCall {
   }
 
   /**
+   * Whether the caller's latest speech began before reply `u` was audible or within
+   * CALLER_GOES_ON_MS after, and after the line it answers ended: the caller went on.
+   */
+  #wentOn(u: Utterance): boolean {
+    if (u.marks.kind !== 'reply' || u.marks.endOfSpeechAt === null) return false;
+    if (this.#speechStartedAt <= u.marks.endOfSpeechAt) return false;
+    const audibleAt = u.marks.firstFrameOutAt;
+    return audibleAt === null || this.#speechStartedAt - audibleAt <= CALLER_GOES_ON_MS;
+  }
+
+  /**
    * Whether voiced speech alone (BARGE_IN_MIN_SPEECH_MS of it) stops `u`: with
    * `min_words_to_interrupt` "0"; and, where the recognizer gives no partials (its words come only
    * after the caller stops), a reply the caller spoke over from before it was audible or from
@@ -278,9 +289,7 @@ class VoiceCall {
    */
   #stopsOnSpeech(u: Utterance): boolean {
     if (this.#s.minWordsToInterrupt === 0) return true;
-    if (this.#o.stt.partials || u.marks.kind !== 'reply') return false;
-    const audibleAt = u.marks.firstFrameOutAt;
-    return audibleAt === null || this.#speechStartedAt - audibleAt <= CALLER_GOES_ON_MS;
+    return !this.#o.stt.partials && this.#wentOn(u);
   }
 
   /**
@@ -395,6 +404,7 @@ class VoiceCall {
   #interrupt(counted: boolean): void {
     const current = this.#current;
     if (!current || current.interrupted) return;
+    if (counted && this.#wentOn(current)) this.#listener?.callerPausesMidLine();
     const queued = this.#leg.queuedMs;
     const fade = this.#phase === 'talk' ? this.#s.fadeOutFrames : 0;
     this.#leg.clear(fade);
