@@ -165,6 +165,7 @@ export class CallProbe {
         return now;
       },
       sleep: systemClock.sleep,
+      setTimer: systemClock.setTimer,
     };
   }
 
@@ -394,7 +395,7 @@ export async function runCalls(options: CallRunOptions): Promise<CallRun> {
     callee: () => talkativeCallee(calleeIndex++),
     voice,
     // The sim's beat on a sub-millisecond clock: its frames are timed to the microsecond.
-    clock: { now: preciseNow, sleep: systemClock.sleep },
+    clock: { now: preciseNow, sleep: systemClock.sleep, setTimer: systemClock.setTimer },
     speed: 1,
     pacer,
   });

@@ -94,6 +94,7 @@ class OfflineProbe {
         return now;
       },
       sleep: systemClock.sleep,
+      setTimer: systemClock.setTimer,
     };
   }
 

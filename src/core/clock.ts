@@ -11,11 +11,21 @@ export interface Clock {
    * a manual clock instead of sleeping.
    */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Optional: runs `fn` after `ms` unless the returned function is called first. The same as a
+   * `sleep` with a signal, without an AbortController, listener and rejection per timer: calls
+   * arm and cancel timers for every utterance. A clock without it gets `sleep` (a manual clock).
+   */
+  setTimer?(ms: number, fn: () => void): () => void;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) => sleepReal(Math.max(0, ms), undefined, signal ? { signal } : undefined),
+  setTimer(ms, fn) {
+    const timer = setTimeout(fn, Math.max(0, ms));
+    return () => clearTimeout(timer);
+  },
 };
 
 /** A clock that moves only when told to; for tests. */

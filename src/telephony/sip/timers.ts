@@ -16,6 +16,7 @@ export const SIP_TIMERS: SipTimerValues = Object.freeze({ t1: 500, t2: 4_000, t4
 
 /** Runs `fn` after `ms` of the clock's time; the returned function cancels it. */
 export function after(clock: Clock, ms: number, fn: () => void): () => void {
+  if (clock.setTimer) return clock.setTimer(ms, fn);
   const controller = new AbortController();
   clock.sleep(ms, controller.signal).then(
     () => {
