@@ -55,6 +55,8 @@ export interface Config {
   speech: SpeechConfig;
   /** An event-loop p99 delay above this stops the process taking new calls (0: never; docs/operations.md). */
   maxEventLoopLagMs: number;
+  /** A node silent this long is taken over by the others (its calls fail; docs/durability.md). */
+  nodeDeadAfterMs: number;
 }
 
 export interface SipConfig {
@@ -273,5 +275,6 @@ export function loadConfig(env: Env = process.env): Config {
     sip: sipConfig(env, host === 'localhost' ? '127.0.0.1' : host),
     speech: speechConfig(env, (message) => new ConfigError(message)),
     maxEventLoopLagMs: intVar(env, 'PARLEY_MAX_EVENT_LOOP_LAG_MS', 100, 0, 10_000),
+    nodeDeadAfterMs: intVar(env, 'PARLEY_NODE_DEAD_AFTER_MS', 30_000, 3_000, 3_600_000),
   };
 }
