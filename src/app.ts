@@ -519,6 +519,11 @@ export interface EngineOptions {
   /** Calls whose after-the-call work runs at once in this process (default 8). */
   afterCallConcurrency?: number;
   /**
+   * A node silent this long is taken over by the others (default 30 s; PARLEY_NODE_DEAD_AFTER_MS).
+   * Each node then says it is alive six times as often, at most every 5 s.
+   */
+  nodeDeadAfterMs?: number;
+  /**
    * `all` (default): API and background work; `api`: stores calls and batches for the workers;
    * `worker`: runs calls, campaigns and webhook delivery.
    */
@@ -664,6 +669,12 @@ export function createEngine(options: EngineOptions): Engine {
     },
     ...(options.callsPollIntervalMs ? { pollIntervalMs: options.callsPollIntervalMs } : {}),
     ...(options.afterCallConcurrency ? { afterCallConcurrency: options.afterCallConcurrency } : {}),
+    ...(options.nodeDeadAfterMs
+      ? {
+          deadAfterMs: options.nodeDeadAfterMs,
+          heartbeatMs: Math.min(5_000, Math.floor(options.nodeDeadAfterMs / 6)),
+        }
+      : {}),
     inboundWebhook: {
       http,
       ...(options.inboundWebhookTimeoutMs ? { timeoutMs: options.inboundWebhookTimeoutMs } : {}),
@@ -695,6 +706,7 @@ export function createEngine(options: EngineOptions): Engine {
           publicUrl: options.publicUrl ?? '',
           clock,
           wakeOthers: () => void store.signals.notify(CALLS_CHANNEL).catch(() => undefined),
+          ...(options.nodeDeadAfterMs ? { deadAfterMs: options.nodeDeadAfterMs } : {}),
         });
   return {
     services,
@@ -802,6 +814,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       allowPrivateNetwork: config.allowPrivateNetwork,
       messaging: overrides.messaging ?? messagingAdapters(config, clock),
       inboundWebhookTimeoutMs: config.inboundWebhookTimeoutMs,
+      nodeDeadAfterMs: config.nodeDeadAfterMs,
       wsMedia: config.wsMedia,
       wsMediaSender: config.wsMediaSender,
       publicUrl: config.publicUrl,

@@ -83,6 +83,7 @@ describe('loadConfig', () => {
       speech: { vendors: {}, stt: [], tts: [] },
       maxEventLoopLagMs: 100,
       maxNewCallsPerSecond: 0,
+      nodeDeadAfterMs: 30_000,
     });
   });
 
@@ -168,6 +169,7 @@ describe('loadConfig', () => {
     [{ PARLEY_RTP_PORT_MIN: '40000', PARLEY_RTP_PORT_MAX: '30000' }, 'PARLEY_RTP_PORT_MAX'],
     [{ PARLEY_RTP_TIMEOUT_MS: '5' }, 'PARLEY_RTP_TIMEOUT_MS'],
     [{ PARLEY_SIP_RATE_LIMIT_PER_SECOND: '0' }, 'PARLEY_SIP_RATE_LIMIT_PER_SECOND'],
+    [{ PARLEY_NODE_DEAD_AFTER_MS: '500' }, 'PARLEY_NODE_DEAD_AFTER_MS'],
     [
       { PARLEY_TWILIO_ACCOUNT_SID: 'AC1', PARLEY_TWILIO_AUTH_TOKEN: 't', PARLEY_TWILIO_BASE_URL: 'ftp://x' },
       'PARLEY_TWILIO_BASE_URL',

@@ -57,6 +57,8 @@ export interface Config {
   maxEventLoopLagMs: number;
   /** New calls a process not saturated takes per second (0, the default: any; docs/operations.md). */
   maxNewCallsPerSecond: number;
+  /** A node silent this long is taken over by the others (its calls fail; docs/durability.md). */
+  nodeDeadAfterMs: number;
 }
 
 export interface SipConfig {
@@ -276,5 +278,6 @@ export function loadConfig(env: Env = process.env): Config {
     speech: speechConfig(env, (message) => new ConfigError(message)),
     maxEventLoopLagMs: intVar(env, 'PARLEY_MAX_EVENT_LOOP_LAG_MS', 100, 0, 10_000),
     maxNewCallsPerSecond: intVar(env, 'PARLEY_MAX_NEW_CALLS_PER_S', 0, 0, 100_000),
+    nodeDeadAfterMs: intVar(env, 'PARLEY_NODE_DEAD_AFTER_MS', 30_000, 3_000, 3_600_000),
   };
 }

@@ -26,6 +26,7 @@ const NODE = 'voice-node';
 const FROM = '+14155550160';
 const GREETING = 'Hello, this is Sam from Sunny Solar. Do you have a minute to talk about solar panels?';
 const CALLS = 2;
+const DEAD_AFTER_MS = '6000';
 
 interface TurnRow {
   call_id: string;
@@ -59,7 +60,8 @@ function channelEnergy(bytes: Buffer, channel: 0 | 1): number {
 /**
  * Who finishes the dead node's calls: the same node started again on the same data, or (on
  * PostgreSQL) another node sharing the database and the data dir, once the dead one has been
- * silent for 30 s.
+ * silent for DEAD_AFTER_MS (30 s by default; shortened here, as waiting out the default only
+ * makes the test slower).
  */
 type Recovery = 'restart' | 'takeover';
 const targets: { name: string; make: () => Promise<TestStore>; recovery: Recovery }[] = [
@@ -96,6 +98,7 @@ for (const { name, make, recovery } of targets) {
         PARLEY_SIM_MODE: 'audio',
         PARLEY_SIM_SPEED: '1',
         PARLEY_ALLOW_PRIVATE_NETWORK: '1',
+        PARLEY_NODE_DEAD_AFTER_MS: DEAD_AFTER_MS,
       };
       const { key } = await createWorkspace(env, 'voice-crash', 5);
       const start = () => serve({ env, node: NODE, lifetimeMs: 240_000, readyTimeoutMs: 60_000 });
