@@ -175,8 +175,10 @@ export function createListener(options: ListenerOptions): Listener {
     return true;
   }
 
-  /** Waits out the endpoint delay counted from the speech end at `endAt`. */
+  /** A complete line's share of the patience wait (1 once the caller was cut off). */
   let completeFactor = COMPLETE_FACTOR;
+
+  /** Waits out the endpoint delay counted from the speech end at `endAt`. */
   function scheduleEndpoint(endAt: number) {
     // Without partials this utterance's words come with its final: until then, the plain wait.
     const delay =

@@ -295,9 +295,9 @@ class VoiceCall {
   /**
    * Where speech alone stops the agent (`#stopsOnSpeech`): interrupts once the caller's speech
    * has gone on BARGE_IN_MIN_SPEECH_MS and is still voiced (a sound that stopped just before, not
-   * yet confirmed by VAD, does not count). Checks
-   * again each frame while the caller speaks and the agent has speech under way (it may become
-   * audible meanwhile); an utterance that starts during the caller's speech starts the checks.
+   * yet confirmed by VAD, does not count). Checks again each frame while the caller speaks and the
+   * agent has speech under way (it may become audible meanwhile); an utterance that starts during
+   * the caller's speech starts the checks.
    */
   #checkSpeechBargeIn(): void {
     this.#cancelBarge();
