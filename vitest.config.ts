@@ -3,9 +3,10 @@ import { defineConfig } from 'vitest/config';
 // Two groups, one after the other (sequence.groupOrder). First the API, store and unit tests, two
 // files at a time: they wait on nothing real-time, so sharing the CPUs only slows them down. Then
 // the tests that run calls in real time (paced audio, PocketSphinx deadlines, SIP peers, killed
-// server processes), one file at a time, as a busy second core makes them late. In both, a worker
-// keeps its loaded modules from one file to the next (isolate: false): loading the app again for
-// every file was about a third of the run's time (225 s of 550 s for the first group).
+// server processes), one file at a time, as a busy second core makes them late. In the first, a
+// worker keeps its loaded modules from one file to the next (isolate: false): loading the app again
+// for every file was about a third of its time (225 s of 550 s). The real-time files stay isolated:
+// with modules kept, one fresh-clone run lost two of them to timing (a file's leftovers run on).
 const REAL_TIME = [
   'test/e2e/**/*.test.ts',
   'test/sip/**/*.test.ts',
@@ -48,7 +49,7 @@ export default defineConfig({
           name: 'real-time',
           include: REAL_TIME,
           maxWorkers: 1,
-          isolate: false,
+          isolate: true,
           sequence: { groupOrder: 1 },
         },
       },
