@@ -97,30 +97,22 @@ export class Resampler {
     const limit = count * up;
     let position = this.position;
     let written = at;
-    if (this.symmetric) {
-      const half = width >> 1;
-      const middle = width & 1 ? coefficients[half]! : 0;
-      while (position < limit) {
+    const half = width >> 1;
+    const middle = width & 1 ? coefficients[half]! : 0;
+    while (position < limit) {
+      let acc = 0;
+      if (this.symmetric) {
         // work[position .. position + history] are the inputs under the taps, oldest first.
-        let acc = middle * work[position + half]!;
+        acc = middle * work[position + half]!;
         for (let k = 0, j = position + history; k < half; k += 1, j -= 1)
           acc += coefficients[k]! * (work[position + k]! + work[j]!);
-        const sample = Math.round(acc);
-        out[written] = sample > 32767 ? 32767 : sample < -32768 ? -32768 : sample;
-        written += 1;
-        position += down;
+      } else {
+        const newest = (position / up) | 0;
+        const phase = position - newest * up;
+        // work[newest .. newest + history] are the inputs under phase `phase`'s taps, oldest first.
+        for (let k = 0, c = phase * width; k < width; k += 1, c += 1)
+          acc += coefficients[c]! * work[newest + k]!;
       }
-      this.position = position - limit;
-      work.copyWithin(0, count, count + history);
-      return written;
-    }
-    while (position < limit) {
-      const newest = (position / up) | 0;
-      const phase = position - newest * up;
-      // work[newest .. newest + history] are the inputs under phase `phase`'s taps, oldest first.
-      let acc = 0;
-      for (let k = 0, c = phase * width; k < width; k += 1, c += 1)
-        acc += coefficients[c]! * work[newest + k]!;
       const sample = Math.round(acc);
       out[written] = sample > 32767 ? 32767 : sample < -32768 ? -32768 : sample;
       written += 1;
