@@ -37,7 +37,13 @@ forEachStore('agent versions API', (target) => {
   let t: TestApi;
 
   beforeAll(async () => {
-    t = await createTestApi(target, { llm: createBuiltinLLM(), allowPrivateNetwork: true });
+    // authCacheTtlMs 0: a test holds the workspace's slots by editing it in the store, behind the
+    // API's back, as another process would; the API must see each edit at once.
+    t = await createTestApi(target, {
+      llm: createBuiltinLLM(),
+      allowPrivateNetwork: true,
+      authCacheTtlMs: 0,
+    });
     await ok('POST', '/v2/custom-numbers', { phone_number: FROM, provider: 'sim' });
   });
   afterAll(() => t.close());

@@ -141,15 +141,16 @@ forEachStore('after-the-call work, a few calls at a time', (target) => {
       });
       expect(res.statusCode, res.body).toBe(200);
     }
-    // All three hung up (their slots are back), two are being judged, the third waits.
+    // All three hung up (their slots are back, then their records read completed), two are being
+    // judged, the third waits.
     await expect.poll(() => t.store.calls.busy(ws.id)).toBe(0);
     await expect.poll(() => gates.length).toBe(2);
+    const statuses = async () =>
+      (await t.store.calls.list(ws.id, { limit: 10, offset: 0 })).calls.map((c) => c.status);
+    await expect.poll(statuses).toEqual(['completed', 'completed', 'completed']);
     const calls = (await t.store.calls.list(ws.id, { limit: 10, offset: 0 })).calls;
-    expect(calls.map((c) => [c.status, c.analysis])).toEqual([
-      ['completed', null],
-      ['completed', null],
-      ['completed', null],
-    ]);
+    expect(calls.map((c) => c.analysis)).toEqual([null, null, null]);
+    expect(gates.length).toBe(2);
     // The judges answer from now on (each call's judge may ask twice): the third call's turn comes.
     gated = false;
     gates.splice(0).forEach((open) => open());

@@ -11,7 +11,7 @@ import type { STTResult, STTStream } from './types.ts';
 // The adapter's side of the decoder protocol, against stand-in decoders (shell scripts speaking
 // pocketsphinx_batch's pipes), so these run wherever there is a shell: one that reports how many
 // bytes of audio each utterance had, one that never opens the audio pipe, one that answers out of
-// turn.
+// turn, one that answers its first utterance and stalls on the second.
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-stt-pool-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,6 +40,12 @@ const neverOpens = standIn('never-opens.sh', `read -r line <&3; exec sleep 60`);
 const outOfTurn = standIn(
   'out-of-turn.sh',
   `while read -r name sf ef utt <&3; do cat "$d/$name$e" > /dev/null; echo "hello (u999 0)" >&4; done`,
+);
+
+const answersOnce = standIn(
+  'answers-once.sh',
+  `read -r name sf ef utt <&3; cat "$d/$name$e" > /dev/null; echo "first ($utt 0)" >&4
+read -r name sf ef utt <&3; cat "$d/$name$e" > /dev/null; exec sleep 60`,
 );
 
 const frames = (count: number, level: number): AudioFrame[] =>
@@ -147,6 +153,44 @@ describe('PocketSphinx decoder protocol', () => {
       expect(stt.pool.pids[0]).not.toBe(first);
       await until(() => lines.length === 2, 'the second warning');
       expect(JSON.parse(lines[1]!)).toMatchObject({ backoffMs: 1000 });
+    } finally {
+      await stt.close();
+    }
+  });
+
+  it('gives a decoder handed an utterance late the held audio’s length to decode it, and still catches a stall', async () => {
+    const clock = createManualClock();
+    const stt = await createPocketSphinxSTT({
+      binary: answersOnce,
+      modelDir,
+      poolSize: 1,
+      clock,
+      utteranceTimeoutMs: 3000,
+    });
+    try {
+      await stt.ready();
+      const holder = stt.stream();
+      for (const frame of frames(10, 3000)) holder.push(frame);
+      const waiter = stt.stream();
+      const results = collect(waiter);
+      let over = false;
+      void results.done.then(() => (over = true));
+      // 3 s of speech, held while the holder has the only decoder.
+      for (const frame of frames(150, 3000)) waiter.push(frame);
+      expect(stt.pool.waiting).toBe(1);
+      waiter.flush();
+      clock.advance(2500);
+      holder.close();
+      await until(() => stt.pool.leased === 1 && stt.pool.waiting === 0, 'the late lease');
+      // 500 ms were left of the deadline, and a flat floor would allow 1 s: both have passed here.
+      clock.advance(1000);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect([over, results.got]).toEqual([false, []]);
+      // The held audio's length (3 s) from the lease: then the stalled decoder is given up.
+      clock.advance(2000);
+      const error = await results.done;
+      expect(error).toMatchObject({ code: 'stt_failed', retryable: true });
+      expect((error as Error).message).toContain('within 3000 ms');
     } finally {
       await stt.close();
     }

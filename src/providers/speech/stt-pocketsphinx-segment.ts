@@ -1,8 +1,10 @@
 // One stretch of a caller's speech on its way through a leased decoder. The audio starts before a
 // decoder is free (the pool may be busy), so it is held until the lease arrives, then written as it
 // comes. Ending it asks the decoder for the words; the wait is bounded from that moment, whether
-// the time goes to waiting for a decoder or to decoding (one deadline for both).
+// the time goes to waiting for a decoder or to decoding (one deadline for both), stretched for a
+// decoder that got the held audio late.
 import type { Clock } from '../../core/index.ts';
+import { SESSION_RATE } from '../../media/index.ts';
 import type { Band, DecoderLease, DecoderPool } from './stt-pocketsphinx-pool.ts';
 import { SpeechError } from './types.ts';
 
@@ -37,10 +39,16 @@ export function openSegment(options: SegmentOptions, first: Int16Array): Segment
   const acquiring = new AbortController();
   const deadline = new AbortController();
 
+  /** When the lease came, and how much held audio it was handed in one go (ms at 16 kHz). */
+  let leasedAt = 0;
+  let bulkMs = 0;
   const finish = (got: DecoderLease) => {
     const done = ended;
     if (!done) return;
-    got.finish(deadlineAt).then(done.resolve, done.reject);
+    // A decoder handed the stretch late decodes the held audio from scratch: it gets at least
+    // that audio's length (decoding runs well under real time), so a busy pool on a loaded
+    // machine does not cost a healthy decoder; a stalled one is still caught.
+    got.finish(Math.max(deadlineAt, leasedAt + bulkMs)).then(done.resolve, done.reject);
   };
 
   pool.acquire(band, acquiring.signal).then(
@@ -51,7 +59,11 @@ export function openSegment(options: SegmentOptions, first: Int16Array): Segment
         return;
       }
       lease = got;
-      for (const samples of held ?? []) got.write(samples);
+      leasedAt = clock.now();
+      for (const samples of held ?? []) {
+        got.write(samples);
+        bulkMs += (samples.length * 1000) / SESSION_RATE;
+      }
       held = null;
       finish(got);
     },

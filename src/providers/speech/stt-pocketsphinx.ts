@@ -42,7 +42,8 @@ export interface PocketSphinxSTTOptions extends PocketSphinxInstall {
   /**
    * From `flush()` to the final result, at most (default 4000 ms of `clock`); then the stream
    * fails (stt_failed, retryable) and a stalled decoder is replaced. A decoder that got the
-   * utterance late because the pool was busy still gets 1 s to finish it.
+   * utterance late because the pool was busy still gets 1 s, or the held audio's length if that is
+   * longer, to finish it.
    */
   utteranceTimeoutMs?: number;
   /**
