@@ -4,7 +4,7 @@
 // sim answers each with the voice case's far end (data speech, timed on the pacer's own stamps:
 // bench/voice-calls.ts), and each caller says a few lines, then hangs up once the last one was
 // answered. The run ends when every call has ended (or at a deadline) and reads the calls back.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp } from '../src/app.ts';
 import { loadConfig, silentLogger } from '../src/core/index.ts';
@@ -33,6 +33,8 @@ export interface OverloadRunOptions {
   calls: number;
   /** PARLEY_MAX_EVENT_LOOP_LAG_MS of the app: 0 turns the gate off. */
   gateMs: number;
+  /** PARLEY_MAX_EVENT_LOOP_BUSY_PERCENT of the app: 0 turns that bound off. */
+  busyPercent: number;
   /** PARLEY_MAX_NEW_CALLS_PER_S of the app (the gate's pacing of new calls; 0: none). */
   newPerS: number;
   /** Placements are spread evenly over this long (ms). */
@@ -56,6 +58,8 @@ export interface OverloadRun {
   stats: FrameStats;
   /** Event-loop delay over the run (ms), as perf_hooks measures it (10 ms resolution). */
   eld: { p99: number; max: number };
+  /** The event loop's busy share (0-1) in each second of the run. */
+  busy: number[];
   /** Most calls running in this process at once (sampled every 250 ms). */
   peakRunning: number;
   /** From the first placement to the last call's end (ms). */
@@ -79,6 +83,7 @@ export async function runOverload(options: OverloadRunOptions): Promise<Overload
     PARLEY_LOG_LEVEL: 'warn',
     PARLEY_NODE_NAME: 'bench',
     PARLEY_MAX_EVENT_LOOP_LAG_MS: String(options.gateMs),
+    PARLEY_MAX_EVENT_LOOP_BUSY_PERCENT: String(options.busyPercent),
     PARLEY_MAX_NEW_CALLS_PER_S: String(options.newPerS),
   });
   const app = await createApp(config, {
@@ -141,6 +146,13 @@ export async function runOverload(options: OverloadRunOptions): Promise<Overload
     stats.measuring = true;
     let peakRunning = 0;
     const watch = setInterval(() => (peakRunning = Math.max(peakRunning, app.engine.calls.running)), 250);
+    const busy: number[] = [];
+    let lastUse = performance.eventLoopUtilization();
+    const busyWatch = setInterval(() => {
+      const use = performance.eventLoopUtilization();
+      busy.push(performance.eventLoopUtilization(use, lastUse).utilization);
+      lastUse = use;
+    }, 1000);
     const ids: string[] = [];
     const t0 = performance.now();
     for (let i = 0; i < options.calls; i += 1) {
@@ -171,6 +183,7 @@ export async function runOverload(options: OverloadRunOptions): Promise<Overload
     }
     const durationMs = performance.now() - t0;
     clearInterval(watch);
+    clearInterval(busyWatch);
     stats.measuring = false;
     stats.settle();
     eld.disable();
@@ -186,6 +199,7 @@ export async function runOverload(options: OverloadRunOptions): Promise<Overload
       calls,
       stats,
       eld: { p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 },
+      busy,
       peakRunning,
       durationMs,
       allEnded: allEnded && calls.every((c) => FINAL.has(c.call.status)),

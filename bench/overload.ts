@@ -7,11 +7,13 @@
 //    lateness p99 ≤ 5 ms, no underrun, no broken line, no caller line left without a reply, and
 //    the share p95 within SHARE_BOUND_MS. PARLEY_BENCH_OVERLOAD_CAPACITY skips the search.
 // 2. Twice the capacity, placed the same way, with the gate ON (PARLEY_MAX_EVENT_LOOP_LAG_MS at its
-//    default) and, as the baseline in the same run, OFF (0).
+//    default, and PARLEY_MAX_EVENT_LOOP_BUSY_PERCENT when given) and, as the baseline in the same
+//    run, OFF (0).
 //
 // Knobs: PARLEY_BENCH_OVERLOAD_CAPACITY (0 = search), PARLEY_BENCH_OVERLOAD_STEPS (100,200,300,400),
 // PARLEY_BENCH_OVERLOAD_LINES (caller lines per call, 6), PARLEY_BENCH_OVERLOAD_RAMP_S (5),
 // PARLEY_BENCH_OVERLOAD_GATE_MS (the gate-on bound, default the app's: 100),
+// PARLEY_BENCH_OVERLOAD_GATE_BUSY (the gate-on busy bound in percent; default the app's: 0, off),
 // PARLEY_BENCH_OVERLOAD_NEW_PER_S (the gate-on pacing of new calls; default 10, the app's own default is 0: none).
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,6 +37,7 @@ interface Settings {
   lines: number;
   rampS: number;
   gateMs: number;
+  gateBusy: number;
   newPerS: number;
 }
 
@@ -45,6 +48,7 @@ function settings(): Settings {
     lines: intEnv('PARLEY_BENCH_OVERLOAD_LINES', 6, 1, 50),
     rampS: intEnv('PARLEY_BENCH_OVERLOAD_RAMP_S', 5, 0, 120),
     gateMs: intEnv('PARLEY_BENCH_OVERLOAD_GATE_MS', 100, 1, 10_000),
+    gateBusy: intEnv('PARLEY_BENCH_OVERLOAD_GATE_BUSY', 0, 0, 100),
     newPerS: intEnv('PARLEY_BENCH_OVERLOAD_NEW_PER_S', 10, 0, 100_000),
   };
 }
@@ -113,13 +117,15 @@ function withinCapacity(f: Figures): boolean {
   );
 }
 
-async function run(label: string, calls: number, gateMs: number, s: Settings): Promise<Figures> {
+async function run(label: string, calls: number, gated: boolean, s: Settings): Promise<Figures> {
   collectGarbage();
-  console.log(`overload: ${label}: ${calls} calls, gate ${gateMs > 0 ? `on (${gateMs} ms)` : 'off'}...`);
+  const gate = gated ? `on (${s.gateMs} ms${s.gateBusy > 0 ? `, ${s.gateBusy}% busy` : ''})` : 'off';
+  console.log(`overload: ${label}: ${calls} calls, gate ${gate}...`);
   const result = await runOverload({
     calls,
-    gateMs,
-    newPerS: s.newPerS,
+    gateMs: gated ? s.gateMs : 0,
+    busyPercent: gated ? s.gateBusy : 0,
+    newPerS: gated ? s.newPerS : 0,
     rampMs: s.rampS * 1000,
     lines: s.lines,
     deadlineMs: deadlineS(s) * 1000,
@@ -138,7 +144,7 @@ export async function runOverloadCase(ctx: CaseContext): Promise<void> {
   let capacity = s.capacity;
   if (capacity === 0) {
     for (const calls of s.steps) {
-      const f = await run(`step ${calls}`, calls, 0, s);
+      const f = await run(`step ${calls}`, calls, false, s);
       steps.push(f);
       loads.push(loadavg()[0]!);
       if (!withinCapacity(f)) break;
@@ -146,9 +152,9 @@ export async function runOverloadCase(ctx: CaseContext): Promise<void> {
     }
     if (capacity === 0) throw new Error(`no step was within capacity: ${s.steps.join(', ')} calls`);
   }
-  const on = await run('2× gate on', 2 * capacity, s.gateMs, s);
+  const on = await run('2× gate on', 2 * capacity, true, s);
   loads.push(loadavg()[0]!);
-  const off = await run('2× gate off', 2 * capacity, 0, s);
+  const off = await run('2× gate off', 2 * capacity, false, s);
   loads.push(loadavg()[0]!);
   writeResultsSection('overload', report({ ctx, s, started, loads, steps, capacity, on, off }));
   console.log('wrote bench/RESULTS.md (section overload)');
@@ -174,11 +180,13 @@ function table(rows: Figures[]): [string[], string[][]] {
       'Caller lines without a reply',
       'Calls failed',
       'Event-loop delay p99 / max ms',
+      'Event loop busy, per second p50 / max %',
       'All calls completed',
     ],
     rows.map((f) => {
       const st = f.run.stats;
       const held = f.held.map((w) => w / 1000);
+      const busyPercents = f.run.busy.map((b) => b * 100);
       return [
         f.label,
         String(f.run.calls.length),
@@ -193,6 +201,7 @@ function table(rows: Figures[]): [string[], string[][]] {
         `${f.unanswered} of ${f.said}`,
         f.failed.length === 0 ? '0' : `${f.failed.length} (${[...new Set(f.failed)].join('; ')})`,
         `${fmt(f.run.eld.p99)} / ${fmt(f.run.eld.max)}`,
+        `${p(busyPercents, 50, 0)} / ${fmt(Math.max(0, ...busyPercents), 0)}`,
         f.run.allEnded
           ? `yes (${fmt(f.run.durationMs / 1000, 0)} s)`
           : `**no** (${f.run.calls.filter((c) => c.call.status === 'completed').length} completed)`,
@@ -249,7 +258,8 @@ function report(r: ReportInput): string {
   a 5 ms pacer tick low. Processing share: the record's \`total_ms\` minus the patience wait (to the
   frame queued). A caller line without a reply: said, and no agent line heard after it. Admitted
   at once: the call's slot (\`ringing_at\`) came within ${AT_ONCE_MS / 1000} s of its placement; held: later.
-  Event-loop delay: perf_hooks \`monitorEventLoopDelay\` (10 ms resolution) over the run.
+  Event-loop delay: perf_hooks \`monitorEventLoopDelay\` (10 ms resolution) over the run; busy:
+  \`performance.eventLoopUtilization()\` each second of the run.
 
 ### Capacity
 
@@ -265,8 +275,8 @@ ${markdownTable(...table(r.steps))}`
 
 ### Twice the capacity: ${2 * r.capacity} calls, the gate on and off
 
-Gate on: \`PARLEY_MAX_EVENT_LOOP_LAG_MS=${r.s.gateMs}\`, \`PARLEY_MAX_NEW_CALLS_PER_S=${r.s.newPerS}\`; off:
-\`PARLEY_MAX_EVENT_LOOP_LAG_MS=0\` (no gate, no pacing).
+Gate on: \`PARLEY_MAX_EVENT_LOOP_LAG_MS=${r.s.gateMs}\`, \`PARLEY_MAX_EVENT_LOOP_BUSY_PERCENT=${r.s.gateBusy}\`,
+\`PARLEY_MAX_NEW_CALLS_PER_S=${r.s.newPerS}\`; off: \`PARLEY_MAX_EVENT_LOOP_LAG_MS=0\` (no gate, no pacing).
 
 ${markdownTable(...table([r.on, r.off]))}
 

@@ -800,11 +800,12 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       simSpeed: config.simSpeed,
       ...(speech ? { speech } : {}),
       speechRegistry,
-      ...(config.maxEventLoopLagMs > 0
+      ...(config.maxEventLoopLagMs > 0 || config.maxEventLoopBusyPercent > 0
         ? {
             load: createLoadGate({
               clock: systemClock,
-              maxLagMs: config.maxEventLoopLagMs,
+              maxLagMs: config.maxEventLoopLagMs > 0 ? config.maxEventLoopLagMs : Infinity,
+              maxUtilization: config.maxEventLoopBusyPercent > 0 ? config.maxEventLoopBusyPercent / 100 : 1,
               claimsPerWindow: config.maxNewCallsPerSecond > 0 ? config.maxNewCallsPerSecond : Infinity,
               signal: loadWatch.signal,
             }),

@@ -82,6 +82,7 @@ describe('loadConfig', () => {
       },
       speech: { vendors: {}, stt: [], tts: [] },
       maxEventLoopLagMs: 100,
+      maxEventLoopBusyPercent: 0,
       maxNewCallsPerSecond: 0,
       nodeDeadAfterMs: 30_000,
     });

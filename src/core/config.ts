@@ -55,6 +55,8 @@ export interface Config {
   speech: SpeechConfig;
   /** An event-loop p99 delay above this stops the process taking new calls (0: never; docs/operations.md). */
   maxEventLoopLagMs: number;
+  /** An event loop busy more than this percent of the time stops it too (0: never; docs/operations.md). */
+  maxEventLoopBusyPercent: number;
   /** New calls a process not saturated takes per second (0, the default: any; docs/operations.md). */
   maxNewCallsPerSecond: number;
   /** A node silent this long is taken over by the others (its calls fail; docs/durability.md). */
@@ -277,6 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
     sip: sipConfig(env, host === 'localhost' ? '127.0.0.1' : host),
     speech: speechConfig(env, (message) => new ConfigError(message)),
     maxEventLoopLagMs: intVar(env, 'PARLEY_MAX_EVENT_LOOP_LAG_MS', 100, 0, 10_000),
+    maxEventLoopBusyPercent: intVar(env, 'PARLEY_MAX_EVENT_LOOP_BUSY_PERCENT', 0, 0, 100),
     maxNewCallsPerSecond: intVar(env, 'PARLEY_MAX_NEW_CALLS_PER_S', 0, 0, 100_000),
     nodeDeadAfterMs: intVar(env, 'PARLEY_NODE_DEAD_AFTER_MS', 30_000, 3_000, 3_600_000),
   };

@@ -35,6 +35,59 @@ describe('load gate', () => {
     expect(clock.pendingSleeps).toBe(0);
   });
 
+  it('saturates on a busy event loop before it is late, and clears only well below the bound', async () => {
+    const clock = createManualClock();
+    const busy = [0.5, 0.85, 0.7, 0.82, 0.9, 0.78, 0.72, 0.69, 0.9];
+    const controller = new AbortController();
+    const gate = createLoadGate({
+      clock,
+      maxLagMs: 100,
+      maxUtilization: 0.8,
+      sample: () => 5,
+      sampleUtilization: () => busy.shift() ?? 0,
+      signal: controller.signal,
+    });
+    const seen: [number, boolean][] = [];
+    for (let i = 0; i < 9; i += 1) {
+      await clock.tick(1000);
+      seen.push([gate.utilization, gate.saturated]);
+    }
+    expect(seen).toEqual([
+      [0.5, false],
+      [0.85, false],
+      [0.7, false],
+      [0.82, false],
+      [0.9, true],
+      [0.78, true],
+      [0.72, true],
+      [0.69, false],
+      [0.9, false],
+    ]);
+    controller.abort();
+    await clock.tick(1000);
+  });
+
+  it('with the utilization bound off, a busy loop alone neither saturates nor holds it saturated', async () => {
+    const clock = createManualClock();
+    const lags = [200, 200, 10];
+    const controller = new AbortController();
+    const gate = createLoadGate({
+      clock,
+      maxLagMs: 100,
+      sample: () => lags.shift() ?? 0,
+      sampleUtilization: () => 1,
+      signal: controller.signal,
+    });
+    const seen: boolean[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      await clock.tick(1000);
+      seen.push(gate.saturated);
+    }
+    expect(seen).toEqual([false, true, false, false]);
+    controller.abort();
+    await clock.tick(1000);
+  });
+
   it('lets a window take at most its allowance of new calls, and none while saturated', async () => {
     const clock = createManualClock();
     const lags = [0, 80, 80, 10];

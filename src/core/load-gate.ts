@@ -1,8 +1,10 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { Clock } from './clock.ts';
 
 // Whether this process is saturated (docs/operations.md, "Overload"): the event loop that runs
-// the calls' sessions, the API and the store is late by more than a bound. A saturated process
+// the calls' sessions, the API and the store is late by more than a bound, or busy for more than
+// a share of the time (its utilization: the lag grows only once the loop is full, the
+// utilization grows with every call, so it shows saturation coming). A saturated process
 // takes no new calls (they wait `pending` for a slot here later, or another node takes them), so
 // the calls it has keep their timing instead of every call degrading together.
 //
@@ -25,6 +27,14 @@ export interface LoadGateOptions {
   claimsPerWindow?: number;
   /** The p99 delay (ms) of the window just ended; default Node's event-loop delay histogram. */
   sample?: () => number;
+  /**
+   * The share of a window the event loop was busy (0-1) above this is over too (default 1: off).
+   * Clear again below `clearUtilization` (default 0.1 under it).
+   */
+  maxUtilization?: number;
+  clearUtilization?: number;
+  /** The utilization (0-1) of the window just ended; default Node's `eventLoopUtilization()`. */
+  sampleUtilization?: () => number;
   signal?: AbortSignal;
 }
 
@@ -32,6 +42,8 @@ export interface LoadGate {
   readonly saturated: boolean;
   /** The last window's p99 event-loop delay (ms). */
   readonly lagMs: number;
+  /** The share of the last window the event loop was busy (0-1). */
+  readonly utilization: number;
   /** How many new calls this process may take now: 0 while saturated, else what is left of the window's. */
   allowance(): number;
   /** Counts calls just taken against the window's allowance. */
@@ -58,8 +70,23 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
     };
   }
   const read = sample;
+  const maxUtilization = options.maxUtilization ?? 1;
+  const clearUtilization =
+    options.clearUtilization ?? (maxUtilization >= 1 ? Infinity : maxUtilization - 0.1);
+  let readUtilization = options.sampleUtilization;
+  if (!readUtilization) {
+    let last = performance.eventLoopUtilization();
+    readUtilization = () => {
+      const now = performance.eventLoopUtilization();
+      const share = performance.eventLoopUtilization(now, last).utilization;
+      last = now;
+      return share;
+    };
+  }
+  const utilizationOf = readUtilization;
   let saturated = false;
   let lagMs = 0;
+  let utilization = 0;
   let over = 0;
   let claims = 0;
   void (async () => {
@@ -70,10 +97,11 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
         break;
       }
       lagMs = read();
+      utilization = utilizationOf();
       claims = 0;
-      over = lagMs > maxLagMs ? over + 1 : 0;
+      over = lagMs > maxLagMs || utilization > maxUtilization ? over + 1 : 0;
       if (!saturated && over >= windowsOver) saturated = true;
-      else if (saturated && lagMs < clearLagMs) saturated = false;
+      else if (saturated && lagMs < clearLagMs && utilization < clearUtilization) saturated = false;
     }
     histogram?.disable();
   })();
@@ -83,6 +111,9 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
     },
     get lagMs() {
       return lagMs;
+    },
+    get utilization() {
+      return utilization;
     },
     allowance() {
       return saturated ? 0 : Math.max(0, claimsPerWindow - claims);

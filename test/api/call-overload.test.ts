@@ -18,6 +18,7 @@ forEachStore('a saturated process', (target) => {
   const load = {
     saturated: false,
     lagMs: 0,
+    utilization: 0,
     allowance: () => (load.saturated ? 0 : left),
     claimed: (calls: number) => {
       taken.push(calls);
