@@ -160,8 +160,8 @@ export async function runOverload(options: OverloadRunOptions): Promise<Overload
       if (due > 0) await sleep(due);
       const placed = await api('POST', '/v2/calls', {
         model_id: modelId,
-        // No test-number suffix: a person answers.
-        phone: `+1415556${String(1000 + i).padStart(4, '0')}`,
+        // No test-number suffix (OUTCOME_BY_SUFFIX: 0000-4444): a person answers.
+        phone: `+1415556${5000 + i}`,
         name: 'Ann Lee',
       });
       ids.push(String(placed.response.call_id));
