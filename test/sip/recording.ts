@@ -86,7 +86,7 @@ export function findLine(haystack: Int16Array, line: Int16Array): LineFound {
     const score = correlation(haystack, at, line, 0, line.length);
     if (score > best) [best, start] = [score, at];
   }
-  // Window by window, allowing a sample either way (the two ends resample differently).
+  // Window by window, allowing two samples either way (the two ends resample differently).
   let voiced = 0;
   let matched = 0;
   for (let w = 0; w + WINDOW <= line.length; w += WINDOW) {
