@@ -3,6 +3,12 @@
 
 /** Audio kept before VAD's speech start and sent to the STT with it, so the first word is whole. */
 export const PRE_ROLL_MS = 300;
+/**
+ * How late VAD's speech start may be handled after the frame that shows it and still get its
+ * whole pre-roll: a worker's verdict comes late, and a burst of frames (a client's audio held up
+ * by the network or by our own busy event loop) is all pushed before the event is read.
+ */
+export const VAD_LAG_MS = 1_000;
 /** Silence that ends speech for the VAD stream; endpointing then waits the patience delay. */
 export const VAD_MIN_SILENCE_MS = 200;
 

@@ -2,7 +2,8 @@ import type { Clock } from '../core/index.ts';
 import { samplesPerFrame, type AudioFrame, type SampleRate } from '../media/index.ts';
 import { SpeechError, type STT, type STTStream, type VAD, type VADStream } from '../providers/index.ts';
 import { COMPLETE_FACTOR, endpointDelayMs, PATIENCE_MS } from './endpointing.ts';
-import { PRE_ROLL_MS, STT_FINAL_TIMEOUT_MS, VAD_MIN_SILENCE_MS } from './limits.ts';
+import { PRE_ROLL_MS, STT_FINAL_TIMEOUT_MS, VAD_LAG_MS, VAD_MIN_SILENCE_MS } from './limits.ts';
+import { PreRoll } from './pre-roll.ts';
 import type { PatienceLevel } from './settings.ts';
 import type { Timers } from './timers.ts';
 
@@ -72,7 +73,6 @@ export interface Listener {
 }
 
 const RATES: readonly number[] = [8000, 16000, 24000, 48000];
-const RING_FRAMES = Math.ceil(PRE_ROLL_MS / 20) + 2;
 
 function usable(frame: AudioFrame): boolean {
   return (
@@ -94,9 +94,7 @@ export function createListener(options: ListenerOptions): Listener {
     ...(options.language ? { language: options.language } : {}),
   });
 
-  // Pre-roll: the last few frames, so the STT gets the speech from just before VAD noticed it.
-  const ring: (AudioFrame | undefined)[] = new Array<AudioFrame | undefined>(RING_FRAMES);
-  let ringNext = 0;
+  const preRoll = new PreRoll(PRE_ROLL_MS + VAD_LAG_MS);
   let streaming = false;
   let lastPushedAt = -Infinity;
   let pushedSinceFlush = false;
@@ -130,10 +128,7 @@ export function createListener(options: ListenerOptions): Listener {
 
   function startStreaming(from: number) {
     if (streaming) return;
-    for (let i = 0; i < RING_FRAMES; i += 1) {
-      const frame = ring[(ringNext + i) % RING_FRAMES];
-      if (frame && frame.at + 20 > from && frame.at > lastPushedAt) push(frame);
-    }
+    for (const frame of preRoll.since(from, lastPushedAt)) push(frame);
     streaming = true;
   }
 
@@ -287,8 +282,7 @@ export function createListener(options: ListenerOptions): Listener {
       }
       try {
         vad.push(frame);
-        ring[ringNext] = frame;
-        ringNext = (ringNext + 1) % RING_FRAMES;
+        preRoll.keep(frame);
         if (streaming) push(frame);
       } catch (err) {
         fail(new SpeechError(`speech input failed: ${String(err)}`, 'vad_failed', false, err));
