@@ -116,6 +116,8 @@ export async function createTestApi(
     twilio?: { baseUrl: string; server?: { accountSid: string; authToken: string } };
     /** Whether the process is saturated (it then takes no new calls); absent: never. */
     load?: LoadGate;
+    /** Compile every route's schemas at start (default: on each route's first use). */
+    eagerSchemas?: boolean;
     /** How long a key's workspace is remembered (default 1 s); 0 for tests that edit workspaces in the store. */
     authCacheTtlMs?: number;
     /** Hosted speech vendors (the speech registry); absent: no registry, every call on `speech`. */
@@ -184,6 +186,7 @@ export async function createTestApi(
     ...(options.publicRateLimit ? { publicRateLimit: options.publicRateLimit } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),
     ...(options.authCacheTtlMs !== undefined ? { authCacheTtlMs: options.authCacheTtlMs } : {}),
+    ...(options.eagerSchemas ? { eagerSchemas: true } : {}),
     ...(options.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
     logger: silentLogger(),
     publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,

@@ -42,6 +42,7 @@ import { subaccountRoutes } from './subaccounts/routes.ts';
 import { twilioAccountRoutes } from './twilio/account-routes.ts';
 import { speechProviderRoutes } from './speech/routes.ts';
 import { twilioWebhookRoutes } from './twilio/webhook-routes.ts';
+import { serializerFactory } from './lazy-schemas.ts';
 import { validatorCompiler } from './validation.ts';
 import { workspaceRoutes } from './workspace/routes.ts';
 
@@ -54,6 +55,8 @@ export interface ApiDeps {
   clock?: Clock;
   /** How long an authenticated key is remembered (0: never); see auth.ts. */
   authCacheTtlMs?: number;
+  /** Compile every route's schemas at start instead of on first use (a test proves they compile). */
+  eagerSchemas?: boolean;
   /** Which model generates simulation cases (conversations get theirs from `services`). */
   models: ModelRouter;
   /** Requests per client address on the keyless (public widget) chat routes; default 20/minute. */
@@ -106,6 +109,9 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true },
+    schemaController: {
+      compilersFactory: { buildSerializer: serializerFactory(deps.eagerSchemas ?? false) },
+    },
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -113,7 +119,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(validatorCompiler(deps.eagerSchemas ?? false));
   // JSON in (WIRE.md section 1): Fastify's built-in text/plain parser would hand a string to the
   // body schema ("body must be object") instead of the content-type 400.
   app.removeContentTypeParser('text/plain');

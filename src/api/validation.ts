@@ -88,22 +88,29 @@ function unstorable(data: unknown): ErrorObject | null {
 }
 
 // Every part that has a schema is also checked for values no store can keep (see `unstorable`),
-// so they are a 400 on both dialects rather than a 500 on one.
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  const validate = ajv.compile(schema as object) as ValidateFunction;
-  const checked = ((data: unknown, ctx?: object) => {
-    const valid = (validate as (d: unknown, c?: object) => boolean)(data, ctx);
-    checked.errors = validate.errors;
-    if (!valid) return false;
-    const problem = unstorable(data);
-    if (problem === null) return true;
-    checked.errors = [problem];
-    return false;
-  }) as ValidateFunction;
-  checked.schemaEnv = validate.schemaEnv;
-  return checked;
-};
+// so they are a 400 on both dialects rather than a 500 on one. Unless `eager`, a schema is
+// compiled on its route's first request (see lazy-schemas.ts).
+export function validatorCompiler(eager: boolean): FastifySchemaCompiler<unknown> {
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+    const compile = () => ajv.compile(schema as object) as ValidateFunction;
+    let validate = eager ? compile() : null;
+    const checked = ((data: unknown, ctx?: object) => {
+      validate ??= compile();
+      const valid = (validate as (d: unknown, c?: object) => boolean)(data, ctx);
+      checked.errors = validate.errors;
+      if (!valid) return false;
+      const problem = unstorable(data);
+      if (problem === null) return true;
+      checked.errors = [problem];
+      return false;
+    }) as ValidateFunction;
+    // Fastify passes the request as the parent of the part when the function has a schemaEnv,
+    // so that coercion and defaults can replace the part's root value.
+    checked.schemaEnv = validate?.schemaEnv ?? ({} as ValidateFunction['schemaEnv']);
+    return checked;
+  };
+}
 
 const PART_NAMES: Record<string, string> = { querystring: 'query', params: 'path', headers: 'header' };
 
