@@ -16,7 +16,7 @@ import {
 import { createSpeechRegistry, type SpeechVendorFactories } from '../src/speech/index.ts';
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
 import { createScriptedLLM } from '../src/providers/testing/index.ts';
-import type { RateLimitOptions } from '../src/api/index.ts';
+import type { RateLimitOptions, SchemaCompiles } from '../src/api/index.ts';
 import type { RecordingStorage, Store, StoreLimits } from '../src/store/index.ts';
 import { createMemoryRecordings, storeTargets, type StoreTarget } from '../src/store/testing/index.ts';
 
@@ -118,6 +118,8 @@ export async function createTestApi(
     load?: LoadGate;
     /** Compile every route's schemas at start (default: on each route's first use). */
     eagerSchemas?: boolean;
+    /** Where the lazy schemas wait for use or the warm-up after listen. */
+    schemaCompiles?: SchemaCompiles;
     /** How long a key's workspace is remembered (default 1 s); 0 for tests that edit workspaces in the store. */
     authCacheTtlMs?: number;
     /** Hosted speech vendors (the speech registry); absent: no registry, every call on `speech`. */
@@ -187,6 +189,7 @@ export async function createTestApi(
     ...(options.trustProxy ? { trustProxy: true } : {}),
     ...(options.authCacheTtlMs !== undefined ? { authCacheTtlMs: options.authCacheTtlMs } : {}),
     ...(options.eagerSchemas ? { eagerSchemas: true } : {}),
+    ...(options.schemaCompiles ? { schemaCompiles: options.schemaCompiles } : {}),
     ...(options.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}),
     logger: silentLogger(),
     publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,

@@ -1,4 +1,5 @@
 export { buildApi, type ApiDeps } from './server.ts';
+export { SchemaCompiles } from './lazy-schemas.ts';
 export { createMetricsRegistry } from './metrics.ts';
 export { MISSING_AUTH, INVALID_KEY } from './auth.ts';
 export { WHATSAPP_WINDOW_MS } from './messaging/channels.ts';

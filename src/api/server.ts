@@ -42,7 +42,7 @@ import { subaccountRoutes } from './subaccounts/routes.ts';
 import { twilioAccountRoutes } from './twilio/account-routes.ts';
 import { speechProviderRoutes } from './speech/routes.ts';
 import { twilioWebhookRoutes } from './twilio/webhook-routes.ts';
-import { serializerFactory } from './lazy-schemas.ts';
+import { SchemaCompiles, serializerFactory } from './lazy-schemas.ts';
 import { validatorCompiler } from './validation.ts';
 import { workspaceRoutes } from './workspace/routes.ts';
 
@@ -55,8 +55,13 @@ export interface ApiDeps {
   clock?: Clock;
   /** How long an authenticated key is remembered (0: never); see auth.ts. */
   authCacheTtlMs?: number;
-  /** Compile every route's schemas at start instead of on first use (a test proves they compile). */
+  /**
+   * Compile every route's schemas at start (a test proves they compile). Default: on each route's
+   * first use, and the rest in the background once the server listens.
+   */
   eagerSchemas?: boolean;
+  /** Where the lazy schemas wait for use or warm-up (default: the API's own); tests watch it. */
+  schemaCompiles?: SchemaCompiles;
   /** Which model generates simulation cases (conversations get theirs from `services`). */
   models: ModelRouter;
   /** Requests per client address on the keyless (public widget) chat routes; default 20/minute. */
@@ -102,6 +107,7 @@ const BATCH_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /** Builds the HTTP application (not listening); tests drive it with `inject()`. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
+  const compiles = deps.eagerSchemas ? null : (deps.schemaCompiles ?? new SchemaCompiles());
   const app = Fastify({
     trustProxy: deps.trustProxy ?? false,
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -110,7 +116,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     bodyLimit: deps.bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true },
     schemaController: {
-      compilersFactory: { buildSerializer: serializerFactory(deps.eagerSchemas ?? false) },
+      compilersFactory: { buildSerializer: serializerFactory(compiles) },
     },
     requestIdHeader: false,
     genReqId: (req) => {
@@ -119,7 +125,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler(deps.eagerSchemas ?? false));
+  app.setValidatorCompiler(validatorCompiler(compiles));
+  if (compiles) warmWhenListening(app, compiles);
   // JSON in (WIRE.md section 1): Fastify's built-in text/plain parser would hand a string to the
   // body schema ("body must be object") instead of the content-type 400.
   app.removeContentTypeParser('text/plain');
@@ -246,4 +253,15 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   );
 
   return app;
+}
+
+/** Once `app` listens, compiles the schemas no request has compiled yet; stops when it closes. */
+function warmWhenListening(app: FastifyInstance, compiles: SchemaCompiles): void {
+  const closing = new AbortController();
+  app.addHook('onListen', async () => {
+    void compiles.warm(closing.signal, (err) =>
+      app.log.error({ err, event: 'schema_compile_failed' }, 'a route schema does not compile'),
+    );
+  });
+  app.addHook('onClose', async () => closing.abort());
 }

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../core/index.ts';
+import type { SchemaCompiles } from './lazy-schemas.ts';
 
 // Two validators: bodies are checked as sent (no type coercion, so `"5"` is not a number and a
 // wrong type is a 400), while query strings and path parameters, which are always text, are
@@ -88,15 +89,16 @@ function unstorable(data: unknown): ErrorObject | null {
 }
 
 // Every part that has a schema is also checked for values no store can keep (see `unstorable`),
-// so they are a 400 on both dialects rather than a 500 on one. Unless `eager`, a schema is
-// compiled on its route's first request (see lazy-schemas.ts).
-export function validatorCompiler(eager: boolean): FastifySchemaCompiler<unknown> {
+// so they are a 400 on both dialects rather than a 500 on one. With `compiles`, a schema is
+// compiled on its route's first request or by the warm-up (see lazy-schemas.ts).
+export function validatorCompiler(compiles: SchemaCompiles | null): FastifySchemaCompiler<unknown> {
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? bodyAjv : textAjv;
     const compile = () => ajv.compile(schema as object) as ValidateFunction;
-    let validate = eager ? compile() : null;
+    const eager = compiles === null ? compile() : null;
+    const validator = compiles === null ? () => eager as ValidateFunction : compiles.once(compile);
     const checked = ((data: unknown, ctx?: object) => {
-      validate ??= compile();
+      const validate = validator();
       const valid = (validate as (d: unknown, c?: object) => boolean)(data, ctx);
       checked.errors = validate.errors;
       if (!valid) return false;
@@ -107,7 +109,7 @@ export function validatorCompiler(eager: boolean): FastifySchemaCompiler<unknown
     }) as ValidateFunction;
     // Fastify passes the request as the parent of the part when the function has a schemaEnv,
     // so that coercion and defaults can replace the part's root value.
-    checked.schemaEnv = validate?.schemaEnv ?? ({} as ValidateFunction['schemaEnv']);
+    checked.schemaEnv = eager?.schemaEnv ?? ({} as ValidateFunction['schemaEnv']);
     return checked;
   };
 }

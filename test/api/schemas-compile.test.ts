@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteTarget } from '../../src/store/testing/index.ts';
+import { SchemaCompiles } from '../../src/api/index.ts';
 import { agentBody, createTestApi, type TestApi } from '../helpers.ts';
 
 // Route schemas are compiled on each route's first use (src/api/lazy-schemas.ts). Built eagerly,
@@ -42,5 +43,22 @@ describe('route schemas', () => {
       expect(agent).not.toHaveProperty('workspaceId');
     }
     expect(bodies[1]).toEqual(bodies[0]);
+  });
+
+  it('built lazily, compile in the background once the server listens', async () => {
+    const compiles = new SchemaCompiles();
+    const t = await createTestApi(sqliteTarget, { schemaCompiles: compiles });
+    try {
+      const before = compiles.pending;
+      expect(before).toBeGreaterThan(routes); // a validator or serializer per route, most more
+      const url = await t.api.listen({ port: 0, host: '127.0.0.1' });
+      // Requests are answered between the warm-up's compiles.
+      const list = await fetch(`${url}/v2/assistants`, { headers: { authorization: `Bearer ${t.ws.key}` } });
+      expect(list.status).toBe(200);
+      expect(compiles.pending).toBeGreaterThan(0);
+      await expect.poll(() => compiles.pending, { timeout: 60_000, interval: 50 }).toBe(0);
+    } finally {
+      await t.close();
+    }
   });
 });
