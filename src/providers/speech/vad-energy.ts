@@ -27,6 +27,8 @@ export interface EnergyVADOptions {
 const FLOOR_BLOCK_MS = 200;
 const HIGH_PASS_HZ = 150;
 const FULL_SCALE_POWER = 32768 * 32768;
+/** The high-pass's output this small is zero (far under one step of 16-bit audio). */
+const FLUSH_BELOW = 1e-6;
 /** The level of digital silence: keeps log10 finite. */
 const SILENCE_DBFS = -120;
 
@@ -76,7 +78,9 @@ export function createEnergyVAD(energy: EnergyVADOptions = {}): VAD {
           power += y0 * y0;
         }
         lastIn = x0;
-        lastOut = y0;
+        // On digital silence the output decays into subnormal numbers and sticks at the smallest
+        // (rounding keeps it there), where every multiply costs tens of times more: zero it first.
+        lastOut = Math.abs(y0) < FLUSH_BELOW ? 0 : y0;
         const level =
           power === 0 ? SILENCE_DBFS : Math.max(SILENCE_DBFS, 10 * Math.log10(power / n / FULL_SCALE_POWER));
         const ms = (n * 1000) / sampleRate;
