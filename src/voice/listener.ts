@@ -3,7 +3,6 @@ import { samplesPerFrame, type AudioFrame, type SampleRate } from '../media/inde
 import { SpeechError, type STT, type STTStream, type VAD, type VADStream } from '../providers/index.ts';
 import { COMPLETE_FACTOR, endpointDelayMs, PATIENCE_MS } from './endpointing.ts';
 import { PRE_ROLL_MS, STT_FINAL_TIMEOUT_MS, VAD_LAG_MS, VAD_MIN_SILENCE_MS } from './limits.ts';
-import { PreRoll } from './pre-roll.ts';
 import type { PatienceLevel } from './settings.ts';
 import type { Timers } from './timers.ts';
 
@@ -73,6 +72,7 @@ export interface Listener {
 }
 
 const RATES: readonly number[] = [8000, 16000, 24000, 48000];
+const RING_FRAMES = Math.ceil((PRE_ROLL_MS + VAD_LAG_MS) / 20) + 2;
 
 function usable(frame: AudioFrame): boolean {
   return (
@@ -94,7 +94,11 @@ export function createListener(options: ListenerOptions): Listener {
     ...(options.language ? { language: options.language } : {}),
   });
 
-  const preRoll = new PreRoll(PRE_ROLL_MS + VAD_LAG_MS);
+  // Pre-roll: the latest frames, so the STT gets the speech from just before VAD noticed it, and
+  // every frame since (VAD's speech start is read late after a burst: VAD_LAG_MS). A leg's reused
+  // silence frame is kept once, at its latest time: it carries nothing for the STT.
+  const ring: (AudioFrame | undefined)[] = new Array<AudioFrame | undefined>(RING_FRAMES);
+  let ringNext = 0;
   let streaming = false;
   let lastPushedAt = -Infinity;
   let pushedSinceFlush = false;
@@ -128,7 +132,10 @@ export function createListener(options: ListenerOptions): Listener {
 
   function startStreaming(from: number) {
     if (streaming) return;
-    for (const frame of preRoll.since(from, lastPushedAt)) push(frame);
+    for (let i = 0; i < RING_FRAMES; i += 1) {
+      const frame = ring[(ringNext + i) % RING_FRAMES];
+      if (frame && frame.at + 20 > from && frame.at > lastPushedAt) push(frame);
+    }
     streaming = true;
   }
 
@@ -282,7 +289,8 @@ export function createListener(options: ListenerOptions): Listener {
       }
       try {
         vad.push(frame);
-        preRoll.keep(frame);
+        ring[ringNext] = frame;
+        ringNext = (ringNext + 1) % RING_FRAMES;
         if (streaming) push(frame);
       } catch (err) {
         fail(new SpeechError(`speech input failed: ${String(err)}`, 'vad_failed', false, err));
