@@ -37,6 +37,8 @@ export interface OverloadRunOptions {
   busyPercent: number;
   /** PARLEY_MAX_NEW_CALLS_PER_S of the app (the gate's pacing of new calls; 0: none). */
   newPerS: number;
+  /** PARLEY_CALL_LOAD_TARGET_PERCENT of the app (the headroom's busy target; 0: none). */
+  loadTarget: number;
   /** Placements are spread evenly over this long (ms). */
   rampMs: number;
   /** Lines each caller says before it hangs up. */
@@ -85,6 +87,7 @@ export async function runOverload(options: OverloadRunOptions): Promise<Overload
     PARLEY_MAX_EVENT_LOOP_LAG_MS: String(options.gateMs),
     PARLEY_MAX_EVENT_LOOP_BUSY_PERCENT: String(options.busyPercent),
     PARLEY_MAX_NEW_CALLS_PER_S: String(options.newPerS),
+    PARLEY_CALL_LOAD_TARGET_PERCENT: String(options.loadTarget),
   });
   const app = await createApp(config, {
     logger: silentLogger(),

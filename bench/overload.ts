@@ -6,15 +6,16 @@
 //    end and figures). The capacity is the largest step whose calls all completed with send
 //    lateness p99 ≤ 5 ms, no underrun, no broken line, no caller line left without a reply, and
 //    the share p95 within SHARE_BOUND_MS. PARLEY_BENCH_OVERLOAD_CAPACITY skips the search.
-// 2. Twice the capacity, placed the same way, with the gate ON (PARLEY_MAX_EVENT_LOOP_LAG_MS at its
-//    default, and PARLEY_MAX_EVENT_LOOP_BUSY_PERCENT when given) and, as the baseline in the same
-//    run, OFF (0).
+// 2. Twice the capacity, placed the same way, with the gate ON (the app's defaults: the lag bound
+//    PARLEY_MAX_EVENT_LOOP_LAG_MS and the headroom PARLEY_CALL_LOAD_TARGET_PERCENT; the busy bound
+//    and the pacing of new calls when given) and, as the baseline in the same run, OFF (0).
 //
 // Knobs: PARLEY_BENCH_OVERLOAD_CAPACITY (0 = search), PARLEY_BENCH_OVERLOAD_STEPS (100,200,300,400),
 // PARLEY_BENCH_OVERLOAD_LINES (caller lines per call, 6), PARLEY_BENCH_OVERLOAD_RAMP_S (5),
 // PARLEY_BENCH_OVERLOAD_GATE_MS (the gate-on bound, default the app's: 100),
 // PARLEY_BENCH_OVERLOAD_GATE_BUSY (the gate-on busy bound in percent; default the app's: 0, off),
-// PARLEY_BENCH_OVERLOAD_NEW_PER_S (the gate-on pacing of new calls; default 10, the app's own default is 0: none).
+// PARLEY_BENCH_OVERLOAD_NEW_PER_S (the gate-on pacing of new calls; default the app's: 0, none),
+// PARLEY_BENCH_OVERLOAD_LOAD_TARGET (the gate-on headroom's busy target in percent; default the app's: 60).
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PATIENCE_MS } from '../src/voice/index.ts';
@@ -39,6 +40,7 @@ interface Settings {
   gateMs: number;
   gateBusy: number;
   newPerS: number;
+  loadTarget: number;
 }
 
 function settings(): Settings {
@@ -49,7 +51,8 @@ function settings(): Settings {
     rampS: intEnv('PARLEY_BENCH_OVERLOAD_RAMP_S', 5, 0, 120),
     gateMs: intEnv('PARLEY_BENCH_OVERLOAD_GATE_MS', 100, 1, 10_000),
     gateBusy: intEnv('PARLEY_BENCH_OVERLOAD_GATE_BUSY', 0, 0, 100),
-    newPerS: intEnv('PARLEY_BENCH_OVERLOAD_NEW_PER_S', 10, 0, 100_000),
+    newPerS: intEnv('PARLEY_BENCH_OVERLOAD_NEW_PER_S', 0, 0, 100_000),
+    loadTarget: intEnv('PARLEY_BENCH_OVERLOAD_LOAD_TARGET', 60, 0, 100),
   };
 }
 
@@ -119,13 +122,16 @@ function withinCapacity(f: Figures): boolean {
 
 async function run(label: string, calls: number, gated: boolean, s: Settings): Promise<Figures> {
   collectGarbage();
-  const gate = gated ? `on (${s.gateMs} ms${s.gateBusy > 0 ? `, ${s.gateBusy}% busy` : ''})` : 'off';
+  const gate = gated
+    ? `on (${s.gateMs} ms${s.gateBusy > 0 ? `, ${s.gateBusy}% busy` : ''}${s.newPerS > 0 ? `, ${s.newPerS} new/s` : ''}, headroom ${s.loadTarget}%)`
+    : 'off';
   console.log(`overload: ${label}: ${calls} calls, gate ${gate}...`);
   const result = await runOverload({
     calls,
     gateMs: gated ? s.gateMs : 0,
     busyPercent: gated ? s.gateBusy : 0,
     newPerS: gated ? s.newPerS : 0,
+    loadTarget: gated ? s.loadTarget : 0,
     rampMs: s.rampS * 1000,
     lines: s.lines,
     deadlineMs: deadlineS(s) * 1000,
@@ -276,7 +282,8 @@ ${markdownTable(...table(r.steps))}`
 ### Twice the capacity: ${2 * r.capacity} calls, the gate on and off
 
 Gate on: \`PARLEY_MAX_EVENT_LOOP_LAG_MS=${r.s.gateMs}\`, \`PARLEY_MAX_EVENT_LOOP_BUSY_PERCENT=${r.s.gateBusy}\`,
-\`PARLEY_MAX_NEW_CALLS_PER_S=${r.s.newPerS}\`; off: \`PARLEY_MAX_EVENT_LOOP_LAG_MS=0\` (no gate, no pacing).
+\`PARLEY_MAX_NEW_CALLS_PER_S=${r.s.newPerS}\`, \`PARLEY_CALL_LOAD_TARGET_PERCENT=${r.s.loadTarget}\`; off: all four 0
+(no gate, no pacing, no headroom).
 
 ${markdownTable(...table([r.on, r.off]))}
 

@@ -7,6 +7,7 @@ import {
   createWebCalls,
   type CallRecordings,
   type CallService,
+  type HeadroomOptions,
   type SpeechChoice,
   type WebCalls,
 } from './calls/index.ts';
@@ -509,6 +510,8 @@ export interface EngineOptions {
   speechRegistry?: SpeechRegistry;
   /** Whether this process is saturated: then it takes no new calls (absent: never). */
   load?: LoadGate;
+  /** The event loop's busy share filled with calls, as predicted from `load` (default no limit). */
+  callLoad?: HeadroomOptions;
   /** Where calls of agents with `is_recording` are recorded, and the public URL that serves them. */
   recordings?: { storage: RecordingStorage; publicUrl: string };
   allowPrivateNetwork: boolean;
@@ -654,6 +657,7 @@ export function createEngine(options: EngineOptions): Engine {
     speech: speech?.choice ?? { missing: 'no speech providers were configured' },
     ...(options.speechRegistry ? { speechRegistry: options.speechRegistry } : {}),
     ...(options.load ? { load: options.load } : {}),
+    ...(options.callLoad ? { headroom: options.callLoad } : {}),
     ...(options.recordings ? { recordings: callRecordings(options.recordings) } : {}),
     clock,
     logger,
@@ -687,7 +691,7 @@ export function createEngine(options: EngineOptions): Engine {
     logger,
     node: options.node,
     ...(options.callsPollIntervalMs ? { pollIntervalMs: options.callsPollIntervalMs } : {}),
-    ...(options.load ? { mayDial: () => !options.load?.saturated } : {}),
+    ...(options.load ? { mayDial: () => !options.load?.saturated, allowance: () => calls.allowance() } : {}),
   });
   // API-only nodes tell the workers about new work through NOTIFY; workers wake their dialer.
   wakeDialer = background
@@ -800,8 +804,11 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       simSpeed: config.simSpeed,
       ...(speech ? { speech } : {}),
       speechRegistry,
-      ...(config.maxEventLoopLagMs > 0 || config.maxEventLoopBusyPercent > 0
+      ...(config.maxEventLoopLagMs > 0 ||
+      config.maxEventLoopBusyPercent > 0 ||
+      config.callLoadTargetPercent > 0
         ? {
+            callLoad: { target: config.callLoadTargetPercent / 100 },
             load: createLoadGate({
               clock: systemClock,
               maxLagMs: config.maxEventLoopLagMs > 0 ? config.maxEventLoopLagMs : Infinity,

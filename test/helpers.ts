@@ -17,6 +17,7 @@ import { createSpeechRegistry, type SpeechVendorFactories } from '../src/speech/
 import { createModelRouter, type LLM, type ModelRouter } from '../src/providers/index.ts';
 import { createScriptedLLM } from '../src/providers/testing/index.ts';
 import type { RateLimitOptions, SchemaCompiles } from '../src/api/index.ts';
+import type { HeadroomOptions } from '../src/calls/index.ts';
 import type { RecordingStorage, Store, StoreLimits } from '../src/store/index.ts';
 import { createMemoryRecordings, storeTargets, type StoreTarget } from '../src/store/testing/index.ts';
 
@@ -116,6 +117,8 @@ export async function createTestApi(
     twilio?: { baseUrl: string; server?: { accountSid: string; authToken: string } };
     /** Whether the process is saturated (it then takes no new calls); absent: never. */
     load?: LoadGate;
+    /** The headroom: the calls predicted to fit under a busy share of `load` (default no limit). */
+    callLoad?: HeadroomOptions;
     /** Compile every route's schemas at start (default: on each route's first use). */
     eagerSchemas?: boolean;
     /** Where the lazy schemas wait for use or the warm-up after listen. */
@@ -153,6 +156,7 @@ export async function createTestApi(
     node,
     ...(speechRegistry ? { speechRegistry } : {}),
     ...(options.load ? { load: options.load } : {}),
+    ...(options.callLoad ? { callLoad: options.callLoad } : {}),
     simSpeed: options.simSpeed ?? 0,
     ...(sip ? { sip: sip.carrier } : {}),
     ...(options.speech ? { speech: options.speech } : {}),

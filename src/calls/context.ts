@@ -41,4 +41,6 @@ export interface CallContext {
   admit(workspaceId: string): Promise<void>;
   /** Tracks a call running in this process until `run` settles. */
   track(workspace: Workspace, callId: string, run: (signal: AbortSignal) => Promise<void>): void;
+  /** A tracked call was answered: its load on this process starts (headroom.ts). */
+  talking(callId: string): void;
 }

@@ -171,6 +171,7 @@ async function answerInbound(
     incoming.reject('unavailable');
     return;
   }
+  ctx.talking(call.id);
   const provider = String(call.settings.provider ?? 'sim');
   const control = callControlOf(ctx, workspace, call, agent, provider, call.phoneTo, signal);
   let conversation: Conversation;

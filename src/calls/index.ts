@@ -23,5 +23,6 @@ export type { CallRecordings } from './recording.ts';
 export { recordingUrlOf } from './payload.ts';
 export { createCallService, type CallService, type CallServiceOptions } from './service.ts';
 export { NODE_DEAD_AFTER_MS } from './liveness.ts';
+export { createHeadroom, type Headroom, type HeadroomOptions } from './headroom.ts';
 export { createWebCalls, type WebCallStart, type WebCallStarted, type WebCalls } from './web-calls.ts';
 export { legCallControl, type CallControlDeps, type LegCallControl } from './call-control.ts';

@@ -107,5 +107,6 @@ export async function runOutbound(
     await outcome.leg.hangup();
     return; // moved elsewhere (canceled); nothing more to do here
   }
+  ctx.talking(call.id);
   await talkAndFinish(ctx, workspace, answered, agent, conversation, outcome.leg, signal, control);
 }

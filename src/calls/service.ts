@@ -5,6 +5,7 @@ import type { SpeechRegistry } from '../speech/index.ts';
 import type { Call, Store, Workspace } from '../store/index.ts';
 import type { Carrier } from '../telephony/index.ts';
 import { createAdmission, type PlaceCallInput } from './admission.ts';
+import { LOAD_SHOWS_AFTER_MS, createHeadroom, type HeadroomOptions } from './headroom.ts';
 import type { CallContext, SpeechChoice } from './context.ts';
 import { receiveInbound } from './inbound.ts';
 import { recoverLeftRecordings } from './cut-short.ts';
@@ -34,7 +35,13 @@ export interface CallServiceOptions {
    * Whether this process is saturated: then it claims no new calls (default never); and how many
    * it may claim now when not (default any).
    */
-  load?: Pick<LoadGate, 'saturated'> & Partial<Pick<LoadGate, 'allowance' | 'claimed'>>;
+  load?: Pick<LoadGate, 'saturated'> &
+    Partial<Pick<LoadGate, 'allowance' | 'claimed' | 'utilization' | 'windows'>>;
+  /**
+   * The event loop's busy share this process fills with calls (headroom.ts): beyond the calls
+   * predicted to fit, new ones wait. Needs `load`'s utilization; default no limit.
+   */
+  headroom?: HeadroomOptions;
   /** Chooses each voice call's own speech; absent: every call runs on `speech`. */
   speechRegistry?: SpeechRegistry;
   /** Where calls of agents with `is_recording` are recorded; absent: they are not. */
@@ -90,12 +97,17 @@ export interface CallService {
   /** Resolves when no call runs in this process (tests). */
   idle(): Promise<void>;
   readonly running: number;
+  /** How many new calls this process may take now (0 while saturated or full). */
+  allowance(): number;
 }
 
 export function createCallService(options: CallServiceOptions): CallService {
   const { store, logger, node } = options;
   const clock = options.clock ?? systemClock;
-  const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  const running = new Map<
+    string,
+    { controller: AbortController; done: Promise<void>; talkingSince: number | null }
+  >();
   let stopped = false;
   let idleWaiters: (() => void)[] = [];
   const loop = new AbortController();
@@ -104,8 +116,24 @@ export function createCallService(options: CallServiceOptions): CallService {
   const mayAdmit = () => !stopped && options.runsCalls !== false;
   // A saturated process claims no new calls; those it holds still start (docs/operations.md).
   const clear = () => mayAdmit() && !options.load?.saturated;
-  // New calls are also paced: their load shows in the lag only once they talk.
-  const allowance = () => options.load?.allowance?.() ?? Infinity;
+  // New calls are also paced (their load shows in the lag only once they talk), and held to the
+  // calls predicted to fit.
+  const headroom = createHeadroom(options.headroom ?? { target: 0 });
+  const fitting = () => {
+    const load = options.load;
+    if (load?.utilization === undefined || load.windows === undefined) return Infinity;
+    const now = clock.now();
+    let loaded = 0;
+    for (const call of running.values())
+      if (call.talkingSince !== null && now - call.talkingSince >= LOAD_SHOWS_AFTER_MS) loaded += 1;
+    return headroom.allowance({
+      loaded,
+      coming: running.size - loaded,
+      utilization: load.utilization,
+      window: load.windows,
+    });
+  };
+  const allowance = () => Math.min(options.load?.allowance?.() ?? Infinity, fitting());
   const mayClaim = () => clear() && allowance() > 0;
 
   function settleIdle() {
@@ -150,7 +178,11 @@ export function createCallService(options: CallServiceOptions): CallService {
           void admission.admit(workspace.id);
           settleIdle();
         });
-      running.set(callId, { controller, done });
+      running.set(callId, { controller, done, talkingSince: null });
+    },
+    talking(callId) {
+      const call = running.get(callId);
+      if (call && call.talkingSince === null) call.talkingSince = clock.now();
     },
   };
 
@@ -233,5 +265,6 @@ export function createCallService(options: CallServiceOptions): CallService {
     get running() {
       return running.size;
     },
+    allowance: () => (clear() ? allowance() : 0),
   };
 }

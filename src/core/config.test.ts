@@ -84,6 +84,7 @@ describe('loadConfig', () => {
       maxEventLoopLagMs: 100,
       maxEventLoopBusyPercent: 0,
       maxNewCallsPerSecond: 0,
+      callLoadTargetPercent: 60,
       nodeDeadAfterMs: 30_000,
     });
   });

@@ -59,6 +59,8 @@ export interface Config {
   maxEventLoopBusyPercent: number;
   /** New calls a process not saturated takes per second (0, the default: any; docs/operations.md). */
   maxNewCallsPerSecond: number;
+  /** The event loop's busy percent a process fills with calls, as predicted (0: no limit; docs/operations.md). */
+  callLoadTargetPercent: number;
   /** A node silent this long is taken over by the others (its calls fail; docs/durability.md). */
   nodeDeadAfterMs: number;
 }
@@ -281,6 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxEventLoopLagMs: intVar(env, 'PARLEY_MAX_EVENT_LOOP_LAG_MS', 100, 0, 10_000),
     maxEventLoopBusyPercent: intVar(env, 'PARLEY_MAX_EVENT_LOOP_BUSY_PERCENT', 0, 0, 100),
     maxNewCallsPerSecond: intVar(env, 'PARLEY_MAX_NEW_CALLS_PER_S', 0, 0, 100_000),
+    callLoadTargetPercent: intVar(env, 'PARLEY_CALL_LOAD_TARGET_PERCENT', 60, 0, 100),
     nodeDeadAfterMs: intVar(env, 'PARLEY_NODE_DEAD_AFTER_MS', 30_000, 3_000, 3_600_000),
   };
 }

@@ -44,6 +44,8 @@ export interface LoadGate {
   readonly lagMs: number;
   /** The share of the last window the event loop was busy (0-1). */
   readonly utilization: number;
+  /** How many windows have been measured (which window `lagMs` and `utilization` are of). */
+  readonly windows: number;
   /** How many new calls this process may take now: 0 while saturated, else what is left of the window's. */
   allowance(): number;
   /** Counts calls just taken against the window's allowance. */
@@ -89,6 +91,7 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
   let utilization = 0;
   let over = 0;
   let claims = 0;
+  let windows = 0;
   void (async () => {
     while (!options.signal?.aborted) {
       try {
@@ -98,6 +101,7 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
       }
       lagMs = read();
       utilization = utilizationOf();
+      windows += 1;
       claims = 0;
       over = lagMs > maxLagMs || utilization > maxUtilization ? over + 1 : 0;
       if (!saturated && over >= windowsOver) saturated = true;
@@ -114,6 +118,9 @@ export function createLoadGate(options: LoadGateOptions): LoadGate {
     },
     get utilization() {
       return utilization;
+    },
+    get windows() {
+      return windows;
     },
     allowance() {
       return saturated ? 0 : Math.max(0, claimsPerWindow - claims);

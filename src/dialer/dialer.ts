@@ -53,6 +53,8 @@ export interface DialerOptions {
   onDispatched?: () => void;
   /** Whether this process may take calls now (a saturated one dispatches none; default yes). */
   mayDial?: () => boolean;
+  /** How many new calls this process may take now (its headroom; default any). */
+  allowance?: () => number;
 }
 
 export interface Dialer {
@@ -235,7 +237,12 @@ export function createDialer(options: DialerOptions): Dialer {
     }
   }
 
-  async function dialWorkspace(workspaceId: string, batches: Batch[], now: number): Promise<number> {
+  async function dialWorkspace(
+    workspaceId: string,
+    batches: Batch[],
+    now: number,
+    budget: number,
+  ): Promise<number> {
     const due = batches.filter((b) => b.pendingCount > 0 && (b.triggerAt === null || b.triggerAt <= now));
     if (due.length === 0) return 0;
     // Independent reads at once (each a round trip, and a freed slot waits for this round).
@@ -282,7 +289,8 @@ export function createDialer(options: DialerOptions): Dialer {
     const bucket = bucketFor(workspace);
     const wantedTotal = dialable.reduce((sum, d) => sum + d.wanted, 0);
     // First the free slots, shared fairly; then the standby calls (none when paced).
-    const granted = free > 0 && wantedTotal > 0 ? bucket.take(Math.min(free, wantedTotal)) : 0;
+    const byLoad = budget < Math.min(free, wantedTotal);
+    const granted = free > 0 && wantedTotal > 0 ? bucket.take(Math.min(free, wantedTotal, budget)) : 0;
     const { shares, lastServed } = shareSlotsRound(
       granted,
       dialable.map((d) => ({ id: d.batch.id, wanted: d.wanted })),
@@ -290,7 +298,8 @@ export function createDialer(options: DialerOptions): Dialer {
     );
     if (lastServed) rotation.set(workspace.id, lastServed);
     // The workspace's calls wanting a slot may reach max + ahead.
-    const standbyRoom = ahead + free - granted;
+    // None while the process's headroom holds calls back: they would only wait here.
+    const standbyRoom = byLoad ? 0 : ahead + free - granted;
     const standbyShares = shareSlotsRound(
       Math.max(0, standbyRoom),
       dialable.map((d) => ({ id: d.batch.id, wanted: d.standby })),
@@ -369,6 +378,8 @@ export function createDialer(options: DialerOptions): Dialer {
     }
     // A saturated process dispatches nothing: the recipients wait for it or another node.
     if (options.mayDial && !options.mayDial()) return 0;
+    let budget = options.allowance?.() ?? Infinity;
+    if (budget <= 0) return 0;
     const byWorkspace = new Map<string, Batch[]>();
     for (const batch of await store.batches.active()) {
       const list = byWorkspace.get(batch.workspaceId) ?? [];
@@ -376,8 +387,12 @@ export function createDialer(options: DialerOptions): Dialer {
       byWorkspace.set(batch.workspaceId, list);
     }
     let dispatched = 0;
-    for (const [workspaceId, batches] of byWorkspace)
-      dispatched += await dialWorkspace(workspaceId, batches, now);
+    for (const [workspaceId, batches] of byWorkspace) {
+      const n = await dialWorkspace(workspaceId, batches, now, budget);
+      dispatched += n;
+      budget -= n;
+      if (budget <= 0) break;
+    }
     if (dispatched > 0) options.onDispatched?.();
     return dispatched;
   }
