@@ -274,11 +274,14 @@ export class ConversationSession {
     });
   }
 
-  /** Records what the other side said when no answer follows (a voicemail greeting). */
-  hear(text: string): Promise<void> {
+  /**
+   * Records what the other side said when no answer follows (a voicemail greeting); with
+   * `transcriptOnly`, for the transcript alone (a hello at pick-up: the model need not see it).
+   */
+  hear(text: string, options: { transcriptOnly?: boolean } = {}): Promise<void> {
     return this.#serialized(async () => {
       this.#started = true;
-      this.#history.push({ role: 'user', content: text });
+      if (!options.transcriptOnly) this.#history.push({ role: 'user', content: text });
       this.#addTurn({ speaker: 'user', text: this.#stored(text), at: this.#clock.now() });
     });
   }

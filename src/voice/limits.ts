@@ -62,6 +62,8 @@ export const IDLE_REMINDER_LEAD_MS = 2_000;
 
 /** At the end, how long to wait for a reply that was cut off to record its truncated text. */
 export const SETTLE_AT_END_MS = 1_000;
+/** At the caller's hang-up, how long to wait for the recognizer's text of their last words. */
+export const LAST_WORDS_WAIT_MS = 1_000;
 
 /** Characters per ms assumed for a sentence whose audio is still arriving (about 15 chars/s). */
 export const DEFAULT_MS_PER_CHAR = 65;

@@ -152,6 +152,42 @@ describe('hang-ups', () => {
     expectClean(call);
   });
 
+  it("keeps the caller's words said over the agent's closing line, unanswered", async () => {
+    const call = await runScriptedCall({
+      agent: { end_call_reasons: ['wrong number'] },
+      script: [
+        { waitForAgentSilence: 200 },
+        { say: 'I never ordered anything' },
+        { waitForAgentAudio: true },
+        { say: 'okay bye then' },
+        { wait: 30_000 },
+      ],
+      replies: [{ toolCalls: [{ name: 'end_call', arguments: { reason: 'wrong number' } }] }],
+    });
+    expect(call.result).toMatchObject({ status: 'completed', endCallReason: 'custom_end_call' });
+    const [closing, last] = call.conversation.turns.slice(-2);
+    // The caller's words cut the closing line short; the agent hung up while they went on.
+    expect(closing).toMatchObject({ speaker: 'agent', interrupted: true });
+    expect(last?.speaker).toBe('user');
+    expect(last?.text.startsWith('okay bye')).toBe(true);
+    expect(call.conversation.turns.filter((t) => t.speaker === 'agent')).toHaveLength(2);
+    expectClean(call);
+  });
+
+  it('keeps the last words of a caller who hangs up before the recognizer has them', async () => {
+    const clock = createManualClock(0);
+    const call = await runScriptedCall({
+      clock,
+      // Like PocketSphinx: no partials, the final some time after the flush.
+      stt: createFakeSTT({ clock, partials: false, latencyMs: 500 }),
+      script: [{ waitForAgentSilence: 200 }, { say: 'that is all thanks' }, { wait: 40 }, { hangup: true }],
+    });
+    expect(call.result).toMatchObject({ status: 'completed', endCallReason: 'human_goodbye' });
+    const last = call.conversation.turns.at(-1);
+    expect(last).toMatchObject({ speaker: 'user', text: 'that is all thanks' });
+    expectClean(call);
+  });
+
   it('a goodbye from the caller ends with human_goodbye after the reply', async () => {
     const call = await runScriptedCall({
       script: [{ waitForAgentSilence: 200 }, { say: 'bye' }, { wait: 30_000 }],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createScriptedLLM } from '../providers/testing/index.ts';
 import { runScriptedCall } from './testing/index.ts';
 
 // Turn-taking on the phone (docs/voice.md, "Turn-taking"): the greeting is not cut off by the
@@ -9,7 +10,7 @@ import { runScriptedCall } from './testing/index.ts';
 const GREETING = 'Hello, this is Sam from Sunny Solar. I am calling about the quote you asked for last week.';
 
 describe('turn-taking', () => {
-  it("plays the whole greeting over the callee's hello at pick-up, and does not answer the hello", async () => {
+  it("plays the whole greeting over the callee's hello at pick-up, keeps the hello, and does not answer it", async () => {
     const { result, leg, conversation } = await runScriptedCall({
       agent: { greeting_message: GREETING },
       script: [
@@ -24,7 +25,33 @@ describe('turn-taking', () => {
     expect(result.quality.interruptions).toBe(0);
     expect(leg.clears).toEqual([]);
     expect(leg.heardText()).toBe(GREETING);
-    expect(conversation.transcript()).toBe(`bot: ${GREETING}`);
+    // Said, so the transcript has it; not a turn, so no answer.
+    expect(conversation.transcript()).toBe(`bot: ${GREETING}\nhuman: Hello?`);
+  });
+
+  it("keeps the pick-up hello from the model: its next answer is to the callee's real words", async () => {
+    const llm = createScriptedLLM([{ text: 'Great, thanks.' }]);
+    const { conversation } = await runScriptedCall({
+      agent: { greeting_message: GREETING },
+      script: [
+        { waitForAgentAudio: true },
+        { wait: 300 },
+        { say: 'Hello?' },
+        { waitForAgentSilence: 600 },
+        { say: 'Yes I remember' },
+        { waitForAgentSilence: 600 },
+        { hangup: true },
+      ],
+      replies: llm,
+    });
+    expect(conversation.transcript().split('\n')).toEqual([
+      `bot: ${GREETING}`,
+      'human: Hello?',
+      'human: Yes I remember',
+      'bot: Great, thanks.',
+    ]);
+    const said = llm.requests[0]?.messages.filter((m) => m.role === 'user').map((m) => m.content);
+    expect(said).toEqual(['Yes I remember']);
   });
 
   it('hears what the callee says over the greeting and answers it once the greeting has played', async () => {

@@ -12,7 +12,13 @@ import { finalInterrupts, partialInterrupts, saysSomething } from './barge-in.ts
 import { createDtmfCollector, dtmfTurnText } from './dtmf.ts';
 import { createWordFilter } from './filter-words.ts';
 import { createIdleWatch } from './idle.ts';
-import { BARGE_IN_MIN_SPEECH_MS, CALLER_GOES_ON_MS, SETTLE_AT_END_MS, TOOL_WAIT_MS } from './limits.ts';
+import {
+  BARGE_IN_MIN_SPEECH_MS,
+  CALLER_GOES_ON_MS,
+  LAST_WORDS_WAIT_MS,
+  SETTLE_AT_END_MS,
+  TOOL_WAIT_MS,
+} from './limits.ts';
 import { createListener, type HeardTurn, type Listener } from './listener.ts';
 import { PATIENCE_MS } from './endpointing.ts';
 import { watchModel, type ModelWatch } from './model-watch.ts';
@@ -119,6 +125,8 @@ class VoiceCall {
   #listener: Listener | null = null;
 
   #phase: Phase = 'talk';
+  /** What the caller said that was handed out after the call ended (their last words). */
+  readonly #lastWords: string[] = [];
   #answeredBy: AnsweredBy = 'human';
   #current: Utterance | null = null;
   #lane: Promise<void> = Promise.resolve();
@@ -331,6 +339,9 @@ class VoiceCall {
   }
 
   #onTurn(turn: HeardTurn): void {
+    // Words after the call began to end get no answer, but the transcript keeps them.
+    if (this.#phase === 'ending') return void this.#conversation.hear(turn.text).catch(noop);
+    if (this.#phase === 'done') return void this.#lastWords.push(turn.text);
     if (this.#phase === 'voicemail') {
       this.#greeting.add(turn.text);
       return;
@@ -348,6 +359,9 @@ class VoiceCall {
     if (current && !current.interrupted && !current.interruptible) {
       if (!saysSomething(turn.text, current.marks.kind === 'greeting')) {
         this.#log('debug', { event: 'backchannel' }, 'short speech while the agent talks: not a turn');
+        // Said all the same: the transcript keeps a hello at pick-up (the model has no use for it).
+        if (current.marks.kind === 'greeting')
+          void this.#conversation.hear(turn.text, { transcriptOnly: true }).catch(noop);
         this.#maybeQuiet();
         return;
       }
@@ -516,7 +530,11 @@ class VoiceCall {
         });
         recorded = true;
       } catch (err) {
-        if (u.interrupted || this.#phase === 'done' || err instanceof ConversationEndedError) return;
+        if (u.interrupted || this.#phase === 'done' || err instanceof ConversationEndedError) {
+          // No answer follows, but the caller's words were heard: the transcript keeps them.
+          await this.#conversation.hear(text).catch(noop);
+          return;
+        }
         if (!(err instanceof LLMError)) throw err;
         this.#log(
           'warn',
@@ -651,7 +669,8 @@ class VoiceCall {
     if (reason === 'carrier_failure') {
       return this.#end(outcome('failed', 'undefined', { errorMessage: 'the carrier dropped the call' }));
     }
-    const spoke = this.#callerTurns > 0 || (this.#listener?.pendingText() ?? '') !== '';
+    // Words on their way count: #finish waits for them.
+    const spoke = this.#callerTurns > 0 || this.#listener?.busy === true;
     this.#end(outcome('completed', spoke ? 'human_goodbye' : 'human_pick_up_cut_off'));
   }
 
@@ -671,6 +690,9 @@ class VoiceCall {
   /** Stops everything, records what is left, hangs up, and measures. */
   async #finish(result: VoiceCallOutcome): Promise<VoiceCallResult> {
     const leg = this.#leg;
+    // The caller was still speaking, or their words were still being recognized: those words.
+    const completed = result.status === 'completed';
+    if (completed && this.#listener?.busy) await this.#lastWordsIn(this.#listener);
     // What the far end heard of speech cut short by the end (the reply's task truncates to it).
     this.#current?.interrupt(leg.playedMs);
     if (leg.queuedMs > 0) leg.clear(0);
@@ -682,10 +704,9 @@ class VoiceCall {
     this.#dtmf.close();
     this.#listener?.close();
     const settled = await this.#settleLane();
-    if (settled && result.status === 'completed' && result.endCallReason === 'human_goodbye') {
-      const heard = this.#listener?.pendingText() ?? '';
-      if (heard) await this.#conversation.hear(heard).catch(noop);
-    }
+    const pending = settled && completed ? (this.#listener?.pendingText() ?? '') : '';
+    const heard = [...this.#lastWords, pending].filter(Boolean).join(' ');
+    if (heard) await this.#conversation.hear(heard).catch(noop);
     const ending = endingOfOutcome(result);
     if (ending) this.#conversation.end(ending);
     await leg.hangup().catch((err: unknown) => this.#log('warn', { err: messageOf(err) }, 'hangup failed'));
@@ -706,6 +727,17 @@ class VoiceCall {
       'voice call ended',
     );
     return { ...result, answeredBy: this.#answeredBy, quality };
+  }
+
+  /** Flushes the recognizer and waits (boundedly) for its text of the caller's last words. */
+  async #lastWordsIn(listener: Listener): Promise<void> {
+    listener.flushNow();
+    const bound = new AbortController();
+    await Promise.race([
+      listener.finalsIn(),
+      this.#clock.sleep(LAST_WORDS_WAIT_MS, bound.signal).catch(noop),
+    ]);
+    bound.abort();
   }
 
   /** Waits (boundedly) for the agent's lane to finish, so cut-off replies record what was heard. */
