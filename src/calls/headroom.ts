@@ -11,6 +11,8 @@ export interface HeadroomSample {
   loaded: number;
   /** Calls taken whose load does not show yet (ringing, just answered). */
   coming: number;
+  /** Of those, the calls just answered: setting up (greeting, sockets), so they load the loop too. */
+  settling: number;
   /** The share (0-1) of the last window the event loop was busy. */
   utilization: number;
   /** Which window `utilization` is of (it counts up): each window updates the estimate once. */
@@ -48,11 +50,13 @@ export function createHeadroom(options: HeadroomOptions): Headroom {
     get perCall() {
       return perCall;
     },
-    allowance({ loaded, coming, utilization, window }) {
+    allowance({ loaded, coming, settling, utilization, window }) {
       if (!limited) return Infinity;
-      if (window !== lastWindow && loaded >= minLoaded && utilization > 0) {
+      // Calls setting up load the loop more than talking ones: a window with many of them (a burst
+      // just answered) would price a call far too high, so it is not taken as a measure.
+      if (window !== lastWindow && loaded >= minLoaded && settling * 4 <= loaded && utilization > 0) {
         lastWindow = window;
-        // The whole loop is put on the calls (the API's and the store's work too): it errs low.
+        // The whole loop is put on the calls (the API's and the store's work too): it errs high.
         // Up at once, down slowly: one light window must not let a burst in.
         const sample = utilization / loaded;
         perCall = perCall === null || sample > perCall ? sample : perCall * 0.8 + sample * 0.2;

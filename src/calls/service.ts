@@ -124,11 +124,16 @@ export function createCallService(options: CallServiceOptions): CallService {
     if (load?.utilization === undefined || load.windows === undefined) return Infinity;
     const now = clock.now();
     let loaded = 0;
-    for (const call of running.values())
-      if (call.talkingSince !== null && now - call.talkingSince >= LOAD_SHOWS_AFTER_MS) loaded += 1;
+    let settling = 0;
+    for (const { talkingSince } of running.values()) {
+      if (talkingSince === null) continue;
+      if (now - talkingSince >= LOAD_SHOWS_AFTER_MS) loaded += 1;
+      else settling += 1;
+    }
     return headroom.allowance({
       loaded,
       coming: running.size - loaded,
+      settling,
       utilization: load.utilization,
       window: load.windows,
     });
