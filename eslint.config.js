@@ -165,6 +165,25 @@ export default tseslint.config(
         message: 'cli/ imports only src/app.ts, src/main.ts and core/index.ts (docs/architecture.md).',
       },
       { regex: '^\\.\\./(bench|test|bin)/', message: 'cli/ imports nothing from bench/, test/ or bin/.' },
+      { regex: '^\\.\\./sdk/(?!index\\.ts$)', message: 'cli/ uses the SDK through sdk/index.ts.' },
+    ]),
+  },
+  // The SDK is a client of the API: it imports nothing of the server (sdk/index.ts is its entry).
+  // Its generator reads the OpenAPI document off a throwaway app.
+  {
+    files: ['sdk/**/*.ts'],
+    ignores: ['sdk/generate.ts'],
+    rules: restrict([
+      { regex: '^\\.\\./', message: 'sdk/ imports nothing outside sdk/: it is a client of the API.' },
+    ]),
+  },
+  {
+    files: ['sdk/generate.ts'],
+    rules: restrict([
+      {
+        regex: '^\\.\\./(?!src/(app\\.ts|core/index\\.ts)$)',
+        message: 'sdk/generate.ts imports only src/app.ts and core/index.ts.',
+      },
     ]),
   },
   // Tests and their helpers (fake servers, the API harness) may use any module's public entries

@@ -40,5 +40,29 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-  app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  let document: unknown;
+  app.get('/v2/openapi.json', { schema: { hide: true } }, async () => {
+    document ??= defaultsAreOptional(app.swagger());
+    return document;
+  });
+}
+
+interface Parameter {
+  required?: boolean;
+  schema?: { default?: unknown };
+}
+
+/**
+ * A query parameter with a default may be left out (validation fills it in), but the swagger
+ * plugin lists it as required since the schema's object names it: say what the server accepts.
+ */
+function defaultsAreOptional<T extends { paths?: object }>(doc: T): T {
+  for (const operations of Object.values(doc.paths ?? {}) as Record<string, { parameters?: Parameter[] }>[]) {
+    for (const operation of Object.values(operations)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.schema?.default !== undefined) parameter.required = false;
+      }
+    }
+  }
+  return doc;
 }

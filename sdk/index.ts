@@ -1,0 +1,16 @@
+// Parley's TypeScript SDK: `import { createParley, unwrap } from 'parley/sdk'`.
+// The types are generated from the server's OpenAPI document (schema.ts, by generate.ts); the rest
+// is a small hand-written layer: the envelope and errors, paging, and webhook verification.
+export {
+  createParley,
+  unwrap,
+  ParleyError,
+  type Parley,
+  type ParleyOptions,
+  type ErrorBody,
+  type FieldError,
+} from './client.ts';
+export { eachByOffset, eachByCursor, type OffsetPage, type CursorPage } from './paging.ts';
+export { allAgents, allCalls, allBatches, allBatchTasks, allChats } from './lists.ts';
+export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './webhooks.ts';
+export type { paths, components } from './schema.ts';
