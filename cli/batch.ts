@@ -1,11 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createParley, ParleyError, unwrap, type Parley, type paths } from '../sdk/index.ts';
 import { readRecipientsFile, type Recipient, type Task } from './csv.ts';
 import { bar, count, percent, rate, StatusLine } from './progress.ts';
 
 // `parley batch upload` and `parley batch watch`: clients of the batch API (POST /v2/calls/batch,
-// GET /v2/calls/batch/{id}) over HTTP, so they work against any Parley server, local or remote.
+// GET /v2/calls/batch/{id}) through the typed SDK (sdk/), so they work against any Parley server,
+// local or remote.
 
 /** A mistake in the command line; runBatch hands it to the CLI's own UsageError (exit code 2). */
 export class BatchUsageError extends Error {
@@ -24,48 +26,14 @@ const REQUEST_TIMEOUT_MS = 120_000;
 const WATCH_MAX_FAILURES = 5;
 const FINAL_STATUSES = new Set(['completed', 'canceled']);
 
-export interface BatchRecord {
-  batch_call_id: string;
-  status: string;
-  total_task_count: number;
-  pending_count: number;
-  dispatched_count: number;
-  failed_count: number;
-  canceled_count: number;
-  [field: string]: unknown;
-}
+/** A batch as the API returns it (POST /v2/calls/batch and GET /v2/calls/batch/{id} alike). */
+export type BatchRecord =
+  paths['/v2/calls/batch/{batch_call_id}']['get']['responses'][200]['content']['application/json']['response'];
 
-// ---- HTTP ----
+/** The body of POST /v2/calls/batch, as the SDK types it. */
+export type CreateBatchBody = paths['/v2/calls/batch']['post']['requestBody']['content']['application/json'];
 
-export interface FieldError {
-  loc: (string | number)[];
-  msg: string;
-  type?: string;
-}
-
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    message: string,
-    /** HTTP status; undefined when the server could not be reached or did not answer. */
-    readonly status: number | undefined,
-    readonly description: string,
-    readonly errors: FieldError[] = [],
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-  }
-
-  /** `503 store unavailable`, or the network error. */
-  get summary(): string {
-    return this.status === undefined ? this.message : `${this.status} ${this.description}`;
-  }
-
-  /** Network errors, 5xx and 429 may succeed when tried again (the server stores nothing on a 4xx). */
-  get retryable(): boolean {
-    return this.status === undefined || this.status >= 500 || this.status === 429;
-  }
-}
+// ---- HTTP (through the SDK) ----
 
 export interface Target {
   url: string;
@@ -109,90 +77,58 @@ export function resolveTarget(
   return { url, key };
 }
 
+/** The batch routes of the SDK's typed client; failures are the SDK's ParleyError. */
 export class ApiClient {
-  constructor(
-    private readonly target: Target,
-    private readonly timeoutMs = REQUEST_TIMEOUT_MS,
-  ) {}
+  private readonly parley: Parley;
 
-  /** Sends one request; resolves with the envelope's `response`, throws ApiError otherwise. */
-  async request(method: string, path: string, body?: unknown): Promise<unknown> {
-    const url = `${this.target.url}/v2${path}`;
-    let res: Response;
-    let text: string;
-    try {
-      res = await fetch(url, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.target.key}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      text = await res.text();
-    } catch (err) {
-      const reason = networkReason(err);
-      throw new ApiError(`cannot reach ${url}: ${reason}`, undefined, reason);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    if (res.ok && isObject(json) && json.status === 'ok' && 'response' in json) return json.response;
-    const detail = isObject(json) && isObject(json.detail) ? json.detail : undefined;
-    const description =
-      typeof detail?.description === 'string'
-        ? detail.description
-        : res.ok
-          ? 'unexpected response (no {"status": "ok", "response": ...} envelope)'
-          : text.trim().slice(0, 200) || res.statusText;
-    const errors = Array.isArray(detail?.errors) ? (detail.errors as FieldError[]) : [];
-    const retryAfter = Number(res.headers.get('retry-after'));
-    throw new ApiError(
-      `${method} ${url}: ${res.status} ${description}`,
-      res.status,
-      description,
-      errors,
-      Number.isFinite(retryAfter) && retryAfter >= 0
-        ? Math.min(retryAfter * 1000, MAX_RETRY_AFTER_MS)
-        : undefined,
+  constructor(target: Target, timeoutMs = REQUEST_TIMEOUT_MS) {
+    this.parley = createParley({ baseUrl: target.url, apiKey: target.key, timeoutMs });
+  }
+
+  /** The server's address, without a trailing slash. */
+  get url(): string {
+    return this.parley.baseUrl;
+  }
+
+  /** POST /v2/calls/batch: creates a batch, or appends to the one `body.batch_call_id` names. */
+  createBatch(body: CreateBatchBody): Promise<BatchRecord> {
+    return unwrap(this.parley.api.POST('/v2/calls/batch', { body }));
+  }
+
+  /** GET /v2/calls/batch/{batch_call_id}: the batch's status and counters. */
+  getBatch(batchCallId: string): Promise<BatchRecord> {
+    return unwrap(
+      this.parley.api.GET('/v2/calls/batch/{batch_call_id}', {
+        params: { path: { batch_call_id: batchCallId } },
+      }),
     );
   }
+}
 
-  /** request() tried once more after a network error, a 5xx or a 429. */
-  async requestWithRetry(
-    method: string,
-    path: string,
-    body: unknown,
-    onRetry?: (err: ApiError) => void,
-    delayMs = RETRY_DELAY_MS,
-  ): Promise<unknown> {
-    try {
-      return await this.request(method, path, body);
-    } catch (err) {
-      if (!(err instanceof ApiError) || !err.retryable) throw err;
-      onRetry?.(err);
-      await sleep(err.retryAfterMs ?? delayMs);
-      return this.request(method, path, body);
-    }
+/** How long to wait before trying again: the server's Retry-After (at most 30 s), else `fallbackMs`. */
+export function retryDelayMs(err: ParleyError, fallbackMs: number): number {
+  return err.retryAfterMs === undefined ? fallbackMs : Math.min(err.retryAfterMs, MAX_RETRY_AFTER_MS);
+}
+
+/** `send()` tried once more after a network error, a 5xx or a 429. */
+export async function withRetry<T>(
+  send: () => Promise<T>,
+  onRetry?: (err: ParleyError) => void,
+  delayMs = RETRY_DELAY_MS,
+): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (!(err instanceof ParleyError) || !err.retryable) throw err;
+    onRetry?.(err);
+    await sleep(retryDelayMs(err, delayMs));
+    return send();
   }
 }
 
-function networkReason(err: unknown): string {
-  if (err instanceof Error && err.name === 'TimeoutError') return 'no answer in time';
-  const cause =
-    err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
-  if (cause?.code) return cause.code;
-  if (cause?.message) return cause.message;
-  return err instanceof Error ? err.message : String(err);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+/** `503 store unavailable`, or `cannot reach URL: ECONNREFUSED` when no answer came. */
+function summary(err: ParleyError, url: string): string {
+  return err.status === undefined ? `cannot reach ${url}: ${err.description}` : err.summary;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -236,13 +172,8 @@ export async function* chunkRecipients(
 }
 
 /** The batch settings sent with the first request when it creates the batch. */
-export interface CreateParams {
-  model_id: string;
-  from_phone_number: string;
-  name?: string;
-  trigger_timestamp?: number;
-  reserved_concurrency?: number;
-}
+export type CreateParams = Required<Pick<CreateBatchBody, 'model_id' | 'from_phone_number'>> &
+  Pick<CreateBatchBody, 'name' | 'trigger_timestamp' | 'reserved_concurrency'>;
 
 export type BatchRequestBody = { tasks: Task[] } & (CreateParams | { batch_call_id: string });
 
@@ -324,7 +255,7 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-function describeFailure(err: ApiError, chunk: Chunk): string {
+function describeFailure(err: ParleyError, chunk: Chunk): string {
   const lines = [err.description];
   for (const e of err.errors.slice(0, 10)) {
     const loc = Array.isArray(e.loc) ? e.loc : [];
@@ -380,6 +311,7 @@ async function batchUpload(args: string[]): Promise<void> {
   if (!existsSync(file)) throw new Error(`${file}: no such file`);
   const target = resolveTarget(v);
   const client = new ApiClient(target);
+  const postUrl = `${client.url}/v2/calls/batch`;
   const status = new StatusLine(process.stderr);
 
   try {
@@ -417,11 +349,13 @@ async function batchUpload(args: string[]): Promise<void> {
       ...(v.batch !== undefined ? { batchCallId: v.batch } : {}),
       send: async (body, info) => {
         try {
-          return (await client.requestWithRetry('POST', '/calls/batch', body, (err) =>
-            status.log(`request ${info.index + 1}/${requests}: ${err.summary}; trying once more`),
-          )) as BatchRecord;
+          return await withRetry(
+            () => client.createBatch(body),
+            (err) =>
+              status.log(`request ${info.index + 1}/${requests}: ${summary(err, postUrl)}; trying once more`),
+          );
         } catch (err) {
-          if (!(err instanceof ApiError)) throw err;
+          if (!(err instanceof ParleyError)) throw err;
           const first = info.chunk.lines[0];
           const stored =
             info.batchCallId === undefined
@@ -431,7 +365,7 @@ async function batchUpload(args: string[]): Promise<void> {
                 : `the ${count(info.sentBefore)} recipients before CSV line ${first} were added to batch ${info.batchCallId}`;
           const what =
             err.status === undefined
-              ? `${err.message} (the server may have stored this request before the connection failed)`
+              ? `${summary(err, postUrl)} (the server may have stored this request before the connection failed)`
               : `${err.status} ${describeFailure(err, info.chunk)}`;
           throw new Error(
             `request ${info.index + 1}/${requests} (CSV line ${first} on) failed: ${what}\n${stored}`,
@@ -472,6 +406,7 @@ async function batchWatch(args: string[]): Promise<void> {
   const id = positionals[0]!;
   const interval = intFlag('interval-ms', v['interval-ms'], 10, 3_600_000) ?? 1000;
   const client = new ApiClient(resolveTarget(v));
+  const getUrl = `${client.url}/v2/calls/batch/${encodeURIComponent(id)}`;
   const status = new StatusLine(process.stderr);
   const onInterrupt = () => {
     status.finish();
@@ -485,16 +420,18 @@ async function batchWatch(args: string[]): Promise<void> {
     for (;;) {
       let record: BatchRecord;
       try {
-        record = (await client.request('GET', `/calls/batch/${encodeURIComponent(id)}`)) as BatchRecord;
+        record = await client.getBatch(id);
         failures = 0;
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) throw new Error(`batch ${id}: ${err.description}`);
-        if (err instanceof ApiError && err.retryable && !v.once && ++failures < WATCH_MAX_FAILURES) {
-          status.log(`${err.summary}; trying again`);
-          await sleep(err.retryAfterMs ?? interval);
+        if (!(err instanceof ParleyError)) throw err;
+        if (err.status === 404) throw new Error(`batch ${id}: ${err.description}`, { cause: err });
+        if (err.retryable && !v.once && ++failures < WATCH_MAX_FAILURES) {
+          status.log(`${summary(err, getUrl)}; trying again`);
+          await sleep(retryDelayMs(err, interval));
           continue;
         }
-        throw err;
+        const what = err.status === undefined ? summary(err, getUrl) : `GET ${getUrl}: ${err.summary}`;
+        throw new Error(what, { cause: err });
       }
       const text = counters(record);
       const done = record.dispatched_count + record.failed_count + record.canceled_count;

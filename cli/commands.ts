@@ -21,9 +21,12 @@ commands:
   batch watch BATCH_ID [--interval-ms 1000] [--once]
                                           follow a batch's counters until it is completed or canceled;
                                           prints the batch (JSON)
+  mcp [--url U] [--key K]                 the MCP server over stdio (tools for agents, calls, campaigns,
+                                          chats and simulations), acting with that key; over HTTP it is
+                                          POST /v2/mcp on the server
 
 The store is the one the server uses: PARLEY_DATABASE_URL, else the file under PARLEY_DATA_DIR.
-The batch commands talk to a running server instead: --url (else PARLEY_URL, else http://HOST:PORT)
+The batch and mcp commands talk to a running server instead: --url (else PARLEY_URL, else http://HOST:PORT)
 with --key (else PARLEY_API_KEY, else the key in PARLEY_DATA_DIR/bootstrap-api-key).
 `;
 
@@ -142,6 +145,11 @@ export async function runCommand(argv: string[]): Promise<void> {
       throw new UsageError(`unknown keys command: ${sub ?? '(none)'}`);
     case 'batch':
       return (await import('./batch.ts')).runBatch(sub, rest, (m) => new UsageError(m));
+    case 'mcp':
+      return (await import('./mcp.ts')).runMcp(
+        sub === undefined ? [] : [sub, ...rest],
+        (m) => new UsageError(m),
+      );
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

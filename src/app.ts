@@ -1,7 +1,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApi } from './api/index.ts';
+import { buildApi, injectFetch, type McpHttpHandler } from './api/index.ts';
+import { answerMcpHttp } from '../mcp/index.ts';
+import { createParley } from '../sdk/index.ts';
 import {
   createCallService,
   createWebCalls,
@@ -836,8 +838,17 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       ...(sip ? { sip: sip.carrier } : {}),
       ...(overrides.simCallee ? { simCallee: overrides.simCallee } : {}),
     });
+    // The MCP tools call this API in-process with the key their client sent.
+    const mcp: McpHttpHandler = ({ apiKey, request, response, body }) =>
+      answerMcpHttp(
+        request,
+        response,
+        body,
+        createParley({ baseUrl: config.publicUrl, apiKey, fetch: injectFetch(() => api) }),
+      );
     api = await buildApi({
       store,
+      mcp,
       logger,
       services: engine.services,
       calls: engine.calls,

@@ -5,3 +5,5 @@ export { MISSING_AUTH, INVALID_KEY } from './auth.ts';
 export { WHATSAPP_WINDOW_MS } from './messaging/channels.ts';
 export { FALLBACK_LLM_FAILURE } from './chats/routes.ts';
 export type { RateLimitOptions } from './rate-limit.ts';
+export { injectFetch } from './inject-fetch.ts';
+export type { McpHttpHandler } from './mcp-route.ts';

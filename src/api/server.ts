@@ -16,6 +16,7 @@ import { actionRoutes } from './actions/routes.ts';
 import { assistantRoutes } from './assistants/routes.ts';
 import { versionRoutes } from './assistants/version-routes.ts';
 import { authenticate, createAuthenticator } from './auth.ts';
+import { mcpRoutes, type McpHttpHandler } from './mcp-route.ts';
 import { chatRoutes } from './chats/routes.ts';
 import { createChatTurns } from './chats/turns.ts';
 import { registerErrorHandling } from './errors.ts';
@@ -55,6 +56,8 @@ export interface ApiDeps {
   clock?: Clock;
   /** How long an authenticated key is remembered (0: never); see auth.ts. */
   authCacheTtlMs?: number;
+  /** Answers POST /v2/mcp (the MCP server's HTTP transport); absent: no such route. */
+  mcp?: McpHttpHandler;
   /**
    * Compile every route's schemas at start (a test proves they compile). Default: on each route's
    * first use, and the rest in the background once the server listens.
@@ -241,6 +244,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         clock,
       });
       await v2.register(chatRoutes, { store: deps.store, clock, turns });
+      if (deps.mcp) await v2.register(mcpRoutes, { handle: deps.mcp });
       await v2.register(messagingRoutes, {
         store: deps.store,
         turns,

@@ -55,7 +55,13 @@ describe('the headroom (calls predicted to fit under the busy target)', () => {
   it('limits nothing with a target of 0 or of the whole loop', () => {
     for (const target of [0, 1])
       expect(
-        createHeadroom({ target }).allowance({ loaded: 5000, coming: 0, settling: 0, utilization: 1, window: 1 }),
+        createHeadroom({ target }).allowance({
+          loaded: 5000,
+          coming: 0,
+          settling: 0,
+          utilization: 1,
+          window: 1,
+        }),
       ).toBe(Infinity);
   });
 });

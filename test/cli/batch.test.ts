@@ -4,17 +4,19 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ApiClient,
-  ApiError,
   chunkRecipients,
   resolveTarget,
+  retryDelayMs,
   runBatch,
   uploadChunks,
+  withRetry,
   type BatchRecord,
   type BatchRequestBody,
   type Chunk,
 } from '../../cli/batch.ts';
 import { readRecipients, type Recipient } from '../../cli/csv.ts';
-import { fakeApi, KEY, seed } from './fake-batch-api.ts';
+import { ParleyError } from '../../sdk/index.ts';
+import { errorBody, fakeApi, KEY, seed } from './fake-batch-api.ts';
 
 function* csvRows(n: number): Generator<string> {
   yield 'phone,name,plan\n';
@@ -28,14 +30,24 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 }
 
 function record(id: string, total: number): BatchRecord {
+  const now = new Date(0).toISOString();
   return {
     batch_call_id: id,
+    name: 'test',
     status: 'scheduled',
+    model_id: 'agent-1',
+    from_phone_number: '+14155550000',
+    trigger_timestamp: null,
+    reserved_concurrency: 0,
+    call_time_window: null,
     total_task_count: total,
     pending_count: total,
     dispatched_count: 0,
     failed_count: 0,
     canceled_count: 0,
+    created_at: now,
+    updated_at: now,
+    expires_at: now,
   };
 }
 
@@ -206,19 +218,69 @@ describe('batch commands in process', () => {
     });
     try {
       const client = new ApiClient({ url: fake.url, key: KEY });
-      const err = await client
-        .requestWithRetry('POST', '/calls/batch', { tasks: [] }, undefined, 1)
-        .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).summary).toBe('503 down');
+      const err = await withRetry(() => client.createBatch({ tasks: [] }), undefined, 1).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ParleyError);
+      expect((err as ParleyError).summary).toBe('503 down');
       expect(fake.seen).toHaveLength(2);
-      const bad = await client
-        .requestWithRetry('POST', '/calls/batch', { tasks: [] }, undefined, 1)
-        .catch((e) => e);
-      expect((bad as ApiError).status).toBe(400);
+      const bad = await withRetry(() => client.createBatch({ tasks: [] }), undefined, 1).catch(
+        (e: unknown) => e,
+      );
+      expect((bad as ParleyError).status).toBe(400);
       expect(fake.seen).toHaveLength(3);
     } finally {
       await fake.close();
     }
+  });
+
+  it('the client retries a 429 after the Retry-After it names, waiting at most 30 s', async () => {
+    const fake = await fakeApi({
+      failPost: (n) =>
+        n === 1
+          ? { status: 429, body: errorBody('too many requests'), headers: { 'retry-after': '0' } }
+          : undefined,
+    });
+    try {
+      const client = new ApiClient({ url: fake.url, key: KEY });
+      const retried: ParleyError[] = [];
+      const created = await withRetry(
+        () =>
+          client.createBatch({ model_id: 'a', from_phone_number: '+1', tasks: [{ to_phone_number: '+2' }] }),
+        (err) => retried.push(err),
+        60_000,
+      );
+      expect(created).toMatchObject({ model_id: 'a', total_task_count: 1 });
+      expect(retried.map((e) => [e.status, e.summary, e.retryAfterMs])).toEqual([
+        [429, '429 too many requests', 0],
+      ]);
+      expect(fake.seen).toHaveLength(2);
+      expect(fake.seen[1]?.body).toEqual(fake.seen[0]?.body);
+    } finally {
+      await fake.close();
+    }
+    const slow = (ms?: number) => new ParleyError('slow', 429, 'slow', [], ms);
+    expect(retryDelayMs(slow(2_000), 500)).toBe(2_000);
+    expect(retryDelayMs(slow(3_600_000), 500)).toBe(30_000);
+    expect(retryDelayMs(slow(), 500)).toBe(500);
+  });
+
+  it('the client retries once when the server cannot be reached, and the CLI names the address', async () => {
+    const fake = await fakeApi();
+    await fake.close();
+    const client = new ApiClient({ url: fake.url, key: KEY });
+    const retried: ParleyError[] = [];
+    const err = await withRetry(
+      () => client.getBatch('b'),
+      (e) => retried.push(e),
+      1,
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParleyError);
+    expect((err as ParleyError).status).toBeUndefined();
+    expect(retried).toHaveLength(1);
+    quiet();
+    await expect(runBatch('watch', ['b', '--once', '--url', fake.url, '--key', KEY], usage)).rejects.toThrow(
+      `cannot reach ${fake.url}/v2/calls/batch/b: ECONNREFUSED`,
+    );
   });
 });

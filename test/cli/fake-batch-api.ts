@@ -31,14 +31,17 @@ export function errorBody(description: string, errors?: unknown[]) {
  * each GET moves the batch through (the last one sticks).
  */
 export async function fakeApi(
-  opts: { failPost?: (n: number) => { status: number; body: unknown } | undefined; statuses?: string[] } = {},
+  opts: {
+    failPost?: (n: number) => { status: number; body: unknown; headers?: Record<string, string> } | undefined;
+    statuses?: string[];
+  } = {},
 ): Promise<Fake> {
   const seen: Seen[] = [];
   const records = new Map<string, Record<string, unknown>>();
   const gets = new Map<string, number>();
   let posts = 0;
-  const send = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
   };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     let text = '';
@@ -54,7 +57,7 @@ export async function fakeApi(
       return send(res, 401, errorBody('Unauthorized: Invalid or expired token.'));
     if (entry.method === 'POST' && entry.path === '/v2/calls/batch') {
       const failed = opts.failPost?.(++posts);
-      if (failed) return send(res, failed.status, failed.body);
+      if (failed) return send(res, failed.status, failed.body, failed.headers);
       const { tasks, batch_call_id: id } = entry.body;
       if (!Array.isArray(tasks) || tasks.length < 1 || tasks.length > 10_000) {
         return send(res, 400, errorBody('tasks must hold 1 to 10000 items'));
