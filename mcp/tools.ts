@@ -266,7 +266,7 @@ export function registerParleyTools(server: McpServer, parley: Parley): void {
         const path = { params: { path: { chat_id } } };
         if (model_id !== undefined) {
           const existing = await api.GET('/v2/chat/{chat_id}', path);
-          if (existing.response.status === 404)
+          if (!existing.response.ok)
             await unwrap(api.POST('/v2/chat/{chat_id}', { ...path, body: { model_id } }));
         }
         return unwrap(api.POST('/v2/chat/{chat_id}/messages', { ...path, body: { message } }));

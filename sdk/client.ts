@@ -87,7 +87,7 @@ export async function unwrap<D>(call: Promise<Answer<D>>): Promise<D extends { r
   try {
     answer = await call;
   } catch (err) {
-    const reason = reasonOf(err);
+    const reason = err instanceof SyntaxError ? 'the answer is not JSON' : reasonOf(err);
     throw new ParleyError(`no answer from the server: ${reason}`, undefined, reason);
   }
   const { data, error, response } = answer;
@@ -100,7 +100,10 @@ export async function unwrap<D>(call: Promise<Answer<D>>): Promise<D extends { r
       ? detail.description
       : response.ok
         ? 'the answer is not an ok envelope'
-        : `${response.status} ${response.statusText}`.trim();
+        : // Not the API's error body (a proxy's page, say): its first words, else the status text.
+          (typeof error === 'string' ? error.trim().slice(0, 200) : '') ||
+          response.statusText ||
+          'no description';
   const errors = Array.isArray(detail?.errors) ? (detail.errors as FieldError[]) : [];
   const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
   const url = new URL(response.url || 'http://unknown/');

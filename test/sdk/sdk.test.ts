@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   allAgents,
@@ -138,5 +140,33 @@ describe('the SDK', () => {
     );
     const old = signWebhook({ id: 'msg_2', timestampMs: Date.now() - 3_600_000, body, secrets: [secret] });
     expect(() => verifyWebhook(body, old, secret)).toThrow(WebhookVerificationError);
+  });
+});
+
+describe('the SDK before a server that is not Parley', () => {
+  it("reads a proxy's error page and an answer that is not JSON", async () => {
+    const proxy = createServer((req, res) => {
+      if (req.url === '/v2/workspace') {
+        res.writeHead(502, { 'content-type': 'text/html' }).end('<html>Bad gateway: upstream down</html>');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status": "ok", "resp');
+      }
+    });
+    await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      const client = createParley({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k' });
+      const gateway = (await unwrap(client.api.GET('/v2/workspace')).catch((e: unknown) => e)) as ParleyError;
+      expect(gateway.status).toBe(502);
+      expect(gateway.summary).toBe('502 <html>Bad gateway: upstream down</html>');
+      expect(gateway.retryable).toBe(true);
+      const garbled = (await unwrap(client.api.GET('/v2/webhook_secret')).catch(
+        (e: unknown) => e,
+      )) as ParleyError;
+      expect(garbled).toBeInstanceOf(ParleyError);
+      expect(garbled.description).toBe('the answer is not JSON');
+    } finally {
+      await new Promise((done) => proxy.close(done));
+    }
   });
 });
