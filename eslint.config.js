@@ -108,11 +108,11 @@ const anyPublicEntry = (what) =>
   ]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.bench-tmp/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.bench-tmp/**', 'console/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -167,6 +167,20 @@ export default tseslint.config(
       { regex: '^\\.\\./(bench|test|bin)/', message: 'cli/ imports nothing from bench/, test/ or bin/.' },
       { regex: '^\\.\\./sdk/(?!index\\.ts$)', message: 'cli/ uses the SDK through sdk/index.ts.' },
     ]),
+  },
+  // The console runs in the browser and knows the server only through the SDK.
+  {
+    files: ['console/src/**/*.ts', 'console/src/**/*.tsx'],
+    rules: restrict([
+      {
+        regex: '^(\\.\\./)+(?!sdk/index\\.ts$)(src|cli|mcp|sdk|test|bench|bin)/',
+        message: 'console/ uses the server only through the SDK (sdk/index.ts).',
+      },
+    ]),
+  },
+  {
+    files: ['console/build.mjs'],
+    languageOptions: { globals: { process: 'readonly', Buffer: 'readonly' } },
   },
   // The SDK is a client of the API: it imports nothing of the server (sdk/index.ts is its entry).
   // Its generator reads the OpenAPI document off a throwaway app.

@@ -13,6 +13,7 @@ const REAL_TIME = [
   'test/voice/**/*.test.ts',
   'test/sim/**/*.test.ts',
   'test/cli/**/*.test.ts',
+  'test/console/**/*.test.ts',
   'test/api/ws-media*.test.ts',
   'test/api/twilio*.test.ts',
   'test/api/call-overload.test.ts',
@@ -23,7 +24,7 @@ const REAL_TIME = [
   'src/media/**/*.test.ts',
   'src/voice/**/*.test.ts',
 ];
-const ALL = ['src/**/*.test.ts', 'cli/**/*.test.ts', 'test/**/*.test.ts'];
+const ALL = ['src/**/*.test.ts', 'cli/**/*.test.ts', 'console/**/*.test.ts', 'test/**/*.test.ts'];
 
 export default defineConfig({
   test: {

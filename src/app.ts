@@ -1,5 +1,6 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApi, injectFetch, type McpHttpHandler } from './api/index.ts';
 import { answerMcpHttp } from '../mcp/index.ts';
@@ -66,6 +67,8 @@ import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/inde
 
 /** The NOTIFY channel that wakes dialers: a slot freed, a batch created or resumed. */
 const DIALER_CHANNEL = 'dialer';
+/** The console as `npm ci` builds it (console/build.mjs). */
+const CONSOLE_DIR = fileURLToPath(new URL('../console/dist', import.meta.url));
 /** Calls waiting for a named node (a WS media call handed over). */
 const CALLS_CHANNEL = 'calls';
 import {
@@ -846,9 +849,13 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         body,
         createParley({ baseUrl: config.publicUrl, apiKey, fetch: injectFetch(() => api) }),
       );
+    const consoleBuilt = existsSync(join(CONSOLE_DIR, 'index.html'));
+    if (!consoleBuilt && role !== 'worker')
+      logger.warn('the console is not built (npm run build:console): the server root serves no page');
     api = await buildApi({
       store,
       mcp,
+      ...(consoleBuilt ? { consoleDir: CONSOLE_DIR } : {}),
       logger,
       services: engine.services,
       calls: engine.calls,

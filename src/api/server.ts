@@ -17,6 +17,7 @@ import { assistantRoutes } from './assistants/routes.ts';
 import { versionRoutes } from './assistants/version-routes.ts';
 import { authenticate, createAuthenticator } from './auth.ts';
 import { mcpRoutes, type McpHttpHandler } from './mcp-route.ts';
+import { consoleRoutes } from './console-route.ts';
 import { chatRoutes } from './chats/routes.ts';
 import { createChatTurns } from './chats/turns.ts';
 import { registerErrorHandling } from './errors.ts';
@@ -56,6 +57,8 @@ export interface ApiDeps {
   clock?: Clock;
   /** How long an authenticated key is remembered (0: never); see auth.ts. */
   authCacheTtlMs?: number;
+  /** The built console to serve at `/` (console/dist); absent: none. */
+  consoleDir?: string;
   /** Answers POST /v2/mcp (the MCP server's HTTP transport); absent: no such route. */
   mcp?: McpHttpHandler;
   /**
@@ -180,6 +183,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     });
   }
   if (deps.apiRoutes === false) return app;
+  if (deps.consoleDir) await app.register(consoleRoutes, { dir: deps.consoleDir });
   await app.register(
     async (v2) => {
       const auth = createAuthenticator(deps.store, clock, deps.authCacheTtlMs);
