@@ -17,6 +17,8 @@ import type { Timers } from './timers.ts';
 
 export interface HeardTurn {
   text: string;
+  /** VAD speech start of the turn's first utterance. */
+  speechStartAt: number;
   /** VAD speech end of the turn's last utterance. */
   endOfSpeechAt: number;
   endpointAt: number;
@@ -119,6 +121,8 @@ export function createListener(options: ListenerOptions): Listener {
   let pending: string[] = [];
   const finalWaiters: (() => void)[] = [];
   const marks = { endOfSpeechAt: 0, endpointAt: 0 };
+  /** The first speech start since the last turn was handed out (null: none yet). */
+  let lineStartAt: number | null = null;
 
   const fail = (err: Error) => {
     if (!closed) events.failure(err);
@@ -147,12 +151,15 @@ export function createListener(options: ListenerOptions): Listener {
     if (speaking || cancelEndpoint || awaitingFinals > 0) return;
     const text = pendingTurnText();
     pending = [];
+    const speechStartAt = lineStartAt ?? marks.endOfSpeechAt;
+    lineStartAt = null;
     if (text === '') {
       events.nothing();
       return;
     }
     events.turn({
       text,
+      speechStartAt,
       endOfSpeechAt: marks.endOfSpeechAt,
       endpointAt: marks.endpointAt,
       sttFinalAt: clock.now(),
@@ -220,6 +227,7 @@ export function createListener(options: ListenerOptions): Listener {
         if (event.kind === 'speech_start') {
           speaking = true;
           speechStartedAt = event.at;
+          lineStartAt ??= event.at;
           cancelEndpoint?.();
           cancelEndpoint = null;
           waitingOnFinalSince = null;

@@ -8,6 +8,7 @@ const T0 = 1_000_000;
 function reply(endOfSpeech: number, out: number): TurnMarks {
   return {
     kind: 'reply',
+    speechStartAt: T0 + endOfSpeech - 1_500,
     endOfSpeechAt: T0 + endOfSpeech,
     endpointAt: T0 + endOfSpeech + 800,
     sttFinalAt: T0 + endOfSpeech + 900,
@@ -60,6 +61,7 @@ describe('voice quality', () => {
     expect(q.per_turn[1]).toMatchObject({
       turn: 2,
       kind: 'reply',
+      speech_start_at: 3_500,
       end_of_speech_at: 5_000,
       endpointing_ms: 800,
       stt_ms: 100,

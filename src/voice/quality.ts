@@ -11,6 +11,8 @@ export type TurnKind = 'reply' | 'greeting' | 'reminder' | 'closing' | 'voicemai
 export interface TurnMarks {
   kind: TurnKind;
   /** VAD speech end of the caller's last utterance of the turn (`at` of the event). */
+  /** The caller's first speech of the line this turn answers. */
+  speechStartAt: number | null;
   endOfSpeechAt: number | null;
   /** When endpointing flushed the STT. */
   endpointAt: number | null;
@@ -31,6 +33,8 @@ export interface TurnMarks {
 export interface VoiceTurnQuality {
   turn: number;
   kind: TurnKind;
+  /** When the caller began the line this turn answers (ms from the answer). */
+  speech_start_at: number | null;
   end_of_speech_at: number | null;
   endpoint_at: number | null;
   stt_final_at: number | null;
@@ -129,6 +133,7 @@ export function voiceQuality(input: VoiceQualityInput): VoiceQuality {
   const perTurn = input.turns.map((t, i): VoiceTurnQuality => ({
     turn: i + 1,
     kind: t.kind,
+    speech_start_at: rel(t.speechStartAt),
     end_of_speech_at: rel(t.endOfSpeechAt),
     endpoint_at: rel(t.endpointAt),
     stt_final_at: rel(t.sttFinalAt),

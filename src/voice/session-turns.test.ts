@@ -190,6 +190,7 @@ describe('measurements', () => {
     expect(replies).toHaveLength(2);
     for (const t of replies) {
       const marks = [
+        t.speech_start_at,
         t.end_of_speech_at,
         t.endpoint_at,
         t.stt_final_at,
@@ -200,6 +201,8 @@ describe('measurements', () => {
       ];
       expect(marks.every((m) => m !== null)).toBe(true);
       expect([...(marks as number[])].sort((a, b) => a - b)).toEqual(marks);
+      // The caller's line took time to say: it started well before it ended.
+      expect((t.end_of_speech_at ?? 0) - (t.speech_start_at ?? 0)).toBeGreaterThan(200);
       expect(t.stt_ms).toBe(120);
       expect(t.tts_ms).toBe(60);
       expect(t.total_ms).toBe((t.first_frame_out_at ?? 0) - (t.end_of_speech_at ?? 0));

@@ -382,6 +382,7 @@ class VoiceCall {
     this.#callerTurns += 1;
     const marks: TurnMarks = {
       ...emptyMarks('reply'),
+      speechStartAt: turn.speechStartAt,
       endOfSpeechAt: turn.endOfSpeechAt,
       endpointAt: turn.endpointAt,
       sttFinalAt: turn.sttFinalAt,

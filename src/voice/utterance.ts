@@ -28,6 +28,7 @@ export interface UtteranceDeps {
 
 export const emptyMarks = (kind: TurnKind): TurnMarks => ({
   kind,
+  speechStartAt: null,
   endOfSpeechAt: null,
   endpointAt: null,
   sttFinalAt: null,

@@ -95,9 +95,10 @@ function parseTranscript(transcript: string): Omit<Line, 'atMs'>[] {
 
 /**
  * Each line's time. Agent lines take the agent turns in order (greeting, reply, …) and start at
- * their first frame out. The caller lines before an agent line end at the end of speech of its
- * turn when that is a reply: each is placed a few seconds before it (n lines: n × that before the
- * first), not before 0 nor within a second of the agent line before them. Otherwise no time.
+ * their first frame out. The caller lines before an agent line are what its turn answers when that
+ * is a reply: they start at the turn's `speech_start_at` (several share the span to its end of
+ * speech); a record without it (older calls) places each a few seconds before the end of speech,
+ * not before 0 nor within a second of the agent line before them. Otherwise no time.
  */
 function timedLines(transcript: string, quality: unknown): Line[] {
   const turns = turnsOf(quality);
@@ -108,7 +109,13 @@ function timedLines(transcript: string, quality: unknown): Line[] {
   const placeCallers = () => {
     const next = turns[used];
     const endOfSpeech = next && next.kind === 'reply' ? num(next.end_of_speech_at) : null;
-    if (endOfSpeech !== null) {
+    const speechStart = next && next.kind === 'reply' ? num(next.speech_start_at) : null;
+    if (endOfSpeech !== null && speechStart !== null && speechStart <= endOfSpeech) {
+      // The record says when the caller began: the lines share the span from there to the end.
+      callers.forEach((line, k) => {
+        line.atMs = Math.round(speechStart + ((endOfSpeech - speechStart) * k) / callers.length);
+      });
+    } else if (endOfSpeech !== null) {
       const floor = previous === null ? 0 : previous + AGENT_LINE_MIN_MS;
       callers.forEach((line, k) => {
         const guess = endOfSpeech - CALLER_LEAD_MS * (callers.length - k);
