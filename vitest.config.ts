@@ -13,7 +13,7 @@ const REAL_TIME = [
   'test/voice/**/*.test.ts',
   'test/sim/**/*.test.ts',
   'test/cli/**/*.test.ts',
-  'test/console/**/*.test.ts',
+  'test/console/test-call.test.ts',
   'test/api/ws-media*.test.ts',
   'test/api/twilio*.test.ts',
   'test/api/call-overload.test.ts',

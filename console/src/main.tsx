@@ -15,6 +15,11 @@ const NAV: [string, string][] = [
   ['calls', 'Calls'],
   ['campaigns', 'Campaigns'],
   ['numbers', 'Numbers'],
+  ['knowledge', 'Knowledge'],
+  ['actions', 'Actions'],
+  ['simulations', 'Simulations'],
+  ['logs', 'Webhook logs'],
+  ['analytics', 'Analytics'],
   ['keys', 'API keys'],
 ];
 
