@@ -5,6 +5,7 @@ import { runApiCase, type CaseContext } from './api.ts';
 import { callPhaseSeconds, runCallsCase } from './calls.ts';
 import { campaignPhaseSeconds, runCampaignCase } from './campaign.ts';
 import { chatPhaseSeconds, runChatCase } from './chat.ts';
+import { consolePhaseSeconds, runConsoleCase } from './console.ts';
 import { failoverPhaseSeconds, runFailoverCase } from './failover.ts';
 import { fliteVoicesPhaseSeconds, runFliteVoicesCase } from './flite-voices.ts';
 import { loadSettings, runCleanups } from './lib.ts';
@@ -38,6 +39,8 @@ const CASES: Record<string, BenchCase> = {
   calls: { run: runCallsCase, loadSeconds: ({ settings: s }) => 3 * callPhaseSeconds(s.durationS) },
   // Per store: raw and API ingest, the listing, then three dialing runs (busy, answered, refill).
   campaign: { run: runCampaignCase, loadSeconds: ({ settings: s }) => campaignPhaseSeconds(s.durationS) },
+  // The console's bundle, then its list pages on a seeded store per dialect (PARLEY_BENCH_CONSOLE_*).
+  console: { run: runConsoleCase, loadSeconds: () => consolePhaseSeconds() },
   // Accuracy on flite speech (clean and noisy) for both VADs, throughput, then 3 real-time runs.
   vad: { run: runVadCase, loadSeconds: ({ settings: s }) => vadPhaseSeconds(s.durationS) },
   // Per voice and sentence length: 5 main-thread syntheses and 5 through the pool (about 30 s).
