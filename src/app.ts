@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApi, injectFetch, type McpHttpHandler } from './api/index.ts';
-import { answerMcpHttp } from '../mcp/index.ts';
 import { createParley } from '../sdk/index.ts';
 import {
   createCallService,
@@ -841,14 +840,17 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       ...(sip ? { sip: sip.carrier } : {}),
       ...(overrides.simCallee ? { simCallee: overrides.simCallee } : {}),
     });
-    // The MCP tools call this API in-process with the key their client sent.
-    const mcp: McpHttpHandler = ({ apiKey, request, response, body }) =>
-      answerMcpHttp(
+    // The MCP tools call this API in-process with the key their client sent. The MCP SDK is
+    // loaded by the first MCP request, not at every start.
+    const mcp: McpHttpHandler = async ({ apiKey, request, response, body }) => {
+      const { answerMcpHttp } = await import('../mcp/index.ts');
+      await answerMcpHttp(
         request,
         response,
         body,
         createParley({ baseUrl: config.publicUrl, apiKey, fetch: injectFetch(() => api) }),
       );
+    };
     const consoleBuilt = existsSync(join(CONSOLE_DIR, 'index.html'));
     if (!consoleBuilt && role !== 'worker')
       logger.warn('the console is not built (npm run build:console): the server root serves no page');

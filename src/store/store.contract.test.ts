@@ -193,6 +193,7 @@ for (const target of storeTargets()) {
               '023-twilio-accounts',
               '024-sip-registrations',
               '025-speech-providers',
+              '026-call-list-indexes',
             ],
           });
           expect(await fresh.isReady()).toBe(true);

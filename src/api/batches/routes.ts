@@ -238,12 +238,26 @@ export const batchRoutes: FastifyPluginAsyncTypebox<BatchRoutesOptions> = async 
       const status = request.query.status === 'pending' ? 'queued' : request.query.status;
       // The page is read alongside the batch (one round trip, not two), and shown only if the
       // batch is this workspace's: otherwise the 404 of batchOf.
-      const [batch, tasks, count] = await Promise.all([
+      // The total comes from the batch's counters (kept with the recipients they count), not
+      // from counting a million rows; only the few claimed ones are counted.
+      const countClaimed = (status === 'queued' || status === 'claimed') && isUuid(id);
+      const [batch, tasks, claimed] = await Promise.all([
         batchOf(request.workspace.id, id),
         isUuid(id) ? store.batches.listTasks(id, { limit, offset, ...(status ? { status } : {}) }) : [],
-        status && isUuid(id) ? store.batches.countTasks(id, status) : null,
+        countClaimed ? store.batches.countTasks(id, 'claimed') : 0,
       ]);
-      const total = count ?? batch.totalTaskCount;
+      const total =
+        status === undefined
+          ? batch.totalTaskCount
+          : status === 'dispatched'
+            ? batch.dispatchedCount
+            : status === 'failed'
+              ? batch.failedCount
+              : status === 'canceled'
+                ? batch.canceledCount
+                : status === 'claimed'
+                  ? claimed
+                  : batch.pendingCount - claimed;
       return ok({ pagination: { total_records: total, limit, offset }, tasks: tasks.map(presentTask) });
     },
   );

@@ -25,6 +25,7 @@ import { callTurns } from './022-call-turns.ts';
 import { twilioAccounts } from './023-twilio-accounts.ts';
 import { speechProviders } from './025-speech-providers.ts';
 import { sipRegistrations } from './024-sip-registrations.ts';
+import { callListIndexes } from './026-call-list-indexes.ts';
 
 // Migrations are imported statically (no directory scanning) and applied in name order. They are
 // additive: a released migration is never edited, a change is a new one.
@@ -55,6 +56,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '023-twilio-accounts': twilioAccounts(dialect),
     '024-sip-registrations': sipRegistrations(dialect),
     '025-speech-providers': speechProviders(dialect),
+    '026-call-list-indexes': callListIndexes(),
   };
 }
 
