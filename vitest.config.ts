@@ -14,6 +14,7 @@ const REAL_TIME = [
   'test/sim/**/*.test.ts',
   'test/cli/**/*.test.ts',
   'test/console/test-call.test.ts',
+  'test/sdk/ws-media.test.ts',
   'test/api/ws-media*.test.ts',
   'test/api/twilio*.test.ts',
   'test/api/call-overload.test.ts',

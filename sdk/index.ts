@@ -14,3 +14,18 @@ export { eachByOffset, eachByCursor, type OffsetPage, type CursorPage } from './
 export { allAgents, allCalls, allBatches, allBatchTasks, allChats } from './lists.ts';
 export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from './webhooks.ts';
 export type { paths, components } from './schema.ts';
+export {
+  startWebCall,
+  describeClose,
+  WebCallError,
+  WEB_CALL_CLOSE_CODES,
+  type WebCall,
+  type WebCallClose,
+  type WebCallCodec,
+  type WebCallFraming,
+  type WebCallLine,
+  type WebCallOptions,
+  type WebCallStats,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from './ws-media.ts';

@@ -6,6 +6,8 @@ import { describe, fieldError, parley, unwrap } from '../session.ts';
 import { ErrorNote, Field, Loading, Page, useLoad } from '../ui.tsx';
 import { AgentAttachments } from './agent-attachments.tsx';
 import { AgentVersions } from './agent-versions.tsx';
+import { Chat } from './chat.tsx';
+import { TestCall } from './test-call.tsx';
 import { VoicePreview } from './voice-preview.tsx';
 
 // Create or edit an agent: its prompt, greeting and mode, voice (with a preview), language,
@@ -115,6 +117,8 @@ export function AgentEditor(props: { modelId?: string; tab?: string | undefined 
                   ['settings', 'Settings'],
                   ['attachments', 'Actions and knowledge'],
                   ['versions', 'Versions'],
+                  ['test', 'Test call'],
+                  ['chat', 'Chat'],
                 ] as const
               ).map(([path, label]) => (
                 <a href={href('agents', modelId, path)} aria-current={tab === path ? 'page' : undefined}>
@@ -122,7 +126,11 @@ export function AgentEditor(props: { modelId?: string; tab?: string | undefined 
                 </a>
               ))}
             </nav>
-            {tab === 'versions' ? (
+            {tab === 'test' ? (
+              <TestCall modelId={modelId} />
+            ) : tab === 'chat' ? (
+              <Chat modelId={modelId} />
+            ) : tab === 'versions' ? (
               <AgentVersions agent={agent} />
             ) : tab === 'attachments' ? (
               <AgentAttachments agent={agent} onChange={loaded.reload} />
