@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../console/build.mjs';
 import { createParley, unwrap, type Parley } from '../../sdk/index.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/core/index.ts';
@@ -24,7 +23,6 @@ let browser: Browser;
 let parley: Parley;
 
 beforeAll(async () => {
-  await buildConsole();
   dir = mkdtempSync(join(tmpdir(), 'parley-console-'));
   app = await createApp(
     loadConfig({
@@ -33,6 +31,8 @@ beforeAll(async () => {
       PARLEY_LOG_LEVEL: 'silent',
       PARLEY_BOOTSTRAP_API_KEY: KEY,
       PARLEY_SIM_MODE: 'text',
+      // Test files run side by side: no SIP listener on the one default port.
+      PARLEY_SIP: 'off',
       PARLEY_SIM_SPEED: '0',
     }),
     { announce: () => {} },

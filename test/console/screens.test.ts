@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../console/build.mjs';
 import { createParley, unwrap, type Parley } from '../../sdk/index.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/core/index.ts';
@@ -31,7 +30,6 @@ let received: string[] = [];
 let agentId: string;
 
 beforeAll(async () => {
-  await buildConsole();
   dir = mkdtempSync(join(tmpdir(), 'parley-screens-'));
   receiver = http.createServer((req, res) => {
     let body = '';
@@ -51,6 +49,8 @@ beforeAll(async () => {
       PARLEY_LOG_LEVEL: 'silent',
       PARLEY_BOOTSTRAP_API_KEY: KEY,
       PARLEY_SIM_MODE: 'text',
+      // Test files run side by side: no SIP listener on the one default port.
+      PARLEY_SIP: 'off',
       PARLEY_SIM_SPEED: '0',
       // The webhook receiver is on the loopback address.
       PARLEY_ALLOW_PRIVATE_NETWORK: '1',

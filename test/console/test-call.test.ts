@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole } from '../../console/build.mjs';
 import { createParley, unwrap, type Parley } from '../../sdk/index.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/core/index.ts';
@@ -45,7 +44,6 @@ let agentId = '';
 
 describe.runIf(runHere)('the console: test call and chat with an agent', () => {
   beforeAll(async () => {
-    await buildConsole();
     const port = await freePort();
     dir = mkdtempSync(join(tmpdir(), 'parley-console-call-'));
     app = await createApp(
