@@ -22,7 +22,18 @@ export const mcpRoutes: FastifyPluginAsync<{ handle: McpHttpHandler }> = async (
     const apiKey = bearerToken(request.headers.authorization);
     if (apiKey === null) throw new Error('unreachable: the v2 scope checked the key');
     reply.hijack();
-    await handle({ apiKey, request: request.raw, response: reply.raw, body: request.body });
+    try {
+      await handle({ apiKey, request: request.raw, response: reply.raw, body: request.body });
+    } catch (err) {
+      // The reply is ours now (hijacked): Fastify's error handler cannot answer for us.
+      request.log.error({ err, event: 'mcp_failed' }, 'an MCP request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }),
+        );
+      } else reply.raw.end();
+    }
   });
   const notHere = async () => {
     throw new ParleyError('this MCP server is stateless: send each request as a POST to /v2/mcp', {
