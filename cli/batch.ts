@@ -1,8 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createParley, ParleyError, unwrap, type Parley, type paths } from '../sdk/index.ts';
-import { readRecipientsFile, type Recipient, type Task } from './csv.ts';
+import {
+  chunkRecipients,
+  createParley,
+  MAX_REQUEST_BYTES,
+  MAX_TASKS_PER_BATCH,
+  MAX_TASKS_PER_REQUEST,
+  ParleyError,
+  unwrap,
+  type Chunk,
+  type Parley,
+  type paths,
+  type Task,
+} from '../sdk/index.ts';
+import { readRecipientsFile } from './csv.ts';
 import { bar, count, percent, rate, StatusLine } from './progress.ts';
 
 // `parley batch upload` and `parley batch watch`: clients of the batch API (POST /v2/calls/batch,
@@ -15,11 +27,6 @@ export class BatchUsageError extends Error {
 }
 const UsageError = BatchUsageError;
 
-export const MAX_TASKS_PER_REQUEST = 10_000;
-export const MAX_TASKS_PER_BATCH = 1_000_000;
-/** Kept under the server's default body limit (PARLEY_BODY_LIMIT_BYTES, 1 MiB). */
-export const DEFAULT_MAX_REQUEST_BYTES = 1_000_000;
-const ENVELOPE_BYTES = 2_048;
 const RETRY_DELAY_MS = 500;
 const MAX_RETRY_AFTER_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -133,42 +140,6 @@ function summary(err: ParleyError, url: string): string {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((res) => setTimeout(res, ms));
-}
-
-// ---- splitting into requests ----
-
-/** Up to MAX_TASKS_PER_REQUEST recipients for one request, with the CSV line of each. */
-export interface Chunk {
-  tasks: Task[];
-  lines: number[];
-}
-
-/**
- * Groups recipients into requests of at most `maxTasks` tasks and about `maxBytes` of JSON,
- * holding one request's tasks at a time.
- */
-export async function* chunkRecipients(
-  recipients: AsyncIterable<Recipient>,
-  maxTasks = MAX_TASKS_PER_REQUEST,
-  maxBytes = DEFAULT_MAX_REQUEST_BYTES,
-): AsyncGenerator<Chunk> {
-  let chunk: Chunk = { tasks: [], lines: [] };
-  let bytes = ENVELOPE_BYTES;
-  for await (const { task, line } of recipients) {
-    const size = Buffer.byteLength(JSON.stringify(task)) + 1;
-    if (ENVELOPE_BYTES + size > maxBytes) {
-      throw new Error(`line ${line}: the row is larger than a request may be (${count(maxBytes)} bytes)`);
-    }
-    if (chunk.tasks.length >= maxTasks || bytes + size > maxBytes) {
-      yield chunk;
-      chunk = { tasks: [], lines: [] };
-      bytes = ENVELOPE_BYTES;
-    }
-    chunk.tasks.push(task);
-    chunk.lines.push(line);
-    bytes += size;
-  }
-  if (chunk.tasks.length > 0) yield chunk;
 }
 
 /** The batch settings sent with the first request when it creates the batch. */
@@ -287,8 +258,7 @@ async function batchUpload(args: string[]): Promise<void> {
   const trigger = triggerFlag(v.trigger);
   const reserved = intFlag('reserved-concurrency', v['reserved-concurrency'], 0, 1_000_000);
   const maxBytes =
-    intFlag('max-request-bytes', v['max-request-bytes'], 16_384, 100 * 1024 * 1024) ??
-    DEFAULT_MAX_REQUEST_BYTES;
+    intFlag('max-request-bytes', v['max-request-bytes'], 16_384, 100 * 1024 * 1024) ?? MAX_REQUEST_BYTES;
   let create: CreateParams | undefined;
   if (v.batch !== undefined) {
     const ignored = (['agent', 'from', 'name', 'trigger', 'reserved-concurrency'] as const).filter(

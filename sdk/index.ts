@@ -1,6 +1,7 @@
 // Parley's TypeScript SDK: `import { createParley, unwrap } from 'parley/sdk'`.
 // The types are generated from the server's OpenAPI document (schema.ts, by generate.ts); the rest
-// is a small hand-written layer: the envelope and errors, paging, and webhook verification.
+// is a small hand-written layer: the envelope and errors, paging, webhook verification, the WS media
+// call, and campaign recipients from CSV.
 export {
   createParley,
   unwrap,
@@ -29,3 +30,26 @@ export {
   type WebSocketConstructor,
   type WebSocketLike,
 } from './ws-media.ts';
+export {
+  blobText,
+  checkFile,
+  chunkRecipients,
+  fileChunks,
+  readRecipients,
+  recipientMapper,
+  parseCsv,
+  utf8Length,
+  Chunker,
+  CsvError,
+  CsvParser,
+  RecipientReader,
+  COLUMN_ALIASES,
+  MAX_REQUEST_BYTES,
+  MAX_TASKS_PER_BATCH,
+  MAX_TASKS_PER_REQUEST,
+  type Chunk,
+  type CsvRecord,
+  type FileCheck,
+  type Recipient,
+  type Task,
+} from './csv.ts';

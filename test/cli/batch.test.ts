@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ApiClient,
-  chunkRecipients,
   resolveTarget,
   retryDelayMs,
   runBatch,
@@ -12,10 +11,8 @@ import {
   withRetry,
   type BatchRecord,
   type BatchRequestBody,
-  type Chunk,
 } from '../../cli/batch.ts';
-import { readRecipients, type Recipient } from '../../cli/csv.ts';
-import { ParleyError } from '../../sdk/index.ts';
+import { chunkRecipients, ParleyError, readRecipients, type Chunk, type Recipient } from '../../sdk/index.ts';
 import { errorBody, fakeApi, KEY, seed } from './fake-batch-api.ts';
 
 function* csvRows(n: number): Generator<string> {

@@ -1,14 +1,18 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { allAgents, eachByOffset, ParleyError, type components, type paths } from '../../../sdk/index.ts';
 import {
+  allAgents,
   blobText,
   checkFile,
   CsvError,
+  eachByOffset,
   fileChunks,
   MAX_TASKS_PER_BATCH,
+  ParleyError,
   type Chunk,
+  type components,
   type FileCheck,
-} from '../csv.ts';
+  type paths,
+} from '../../../sdk/index.ts';
 import { go, href } from '../router.ts';
 import { describe, fieldError, parley, unwrap } from '../session.ts';
 import { ErrorNote, Field, Loading, Page, Pager, useLoad, when, type Loaded } from '../ui.tsx';

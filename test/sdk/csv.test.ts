@@ -10,10 +10,10 @@ import {
   type Chunk,
   type CsvRecord,
   type Recipient,
-} from './csv.ts';
+} from '../../sdk/index.ts';
 
-// The console's CSV reader: the same cases as the CLI's (test/cli/csv.test.ts), as both must read
-// a file the same way, and the browser's side of it (a Blob read in slices, the requests it takes).
+// The SDK's CSV reader, which the CLI and the console both use: the parser, the recipients it maps,
+// a Blob read in slices, and the requests a file takes.
 
 async function records(chunks: string[]): Promise<CsvRecord[]> {
   const out: CsvRecord[] = [];
@@ -43,7 +43,7 @@ async function sameWhenSplit(text: string): Promise<CsvRecord[]> {
   return whole;
 }
 
-describe('console CSV parser', () => {
+describe('CSV parser', () => {
   it('reads plain, quoted and escaped fields', async () => {
     const out = await sameWhenSplit('a,b,c\n1,"two, with comma","say ""hi"""\n');
     expect(out).toEqual([
@@ -82,7 +82,7 @@ describe('console CSV parser', () => {
   });
 });
 
-describe('console CSV recipients', () => {
+describe('CSV recipients', () => {
   it('maps the columns and their aliases to task fields, the rest to custom_variables', async () => {
     const out = await recipients(
       'Phone Number,Name,EMAIL,override_model_id,id,plan,notes\n' +
@@ -142,7 +142,7 @@ describe('console CSV recipients', () => {
   });
 });
 
-describe('console CSV files and requests', () => {
+describe('CSV files and requests', () => {
   it('reads a Blob in slices, whatever the slice cuts (a CRLF, a multi-byte character)', async () => {
     const text = '\uFEFFphone,name\r\n+1,"Zoë ""ü"""\r\n+2,日本\r\n';
     const blob = new Blob([text]);

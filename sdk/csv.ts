@@ -1,8 +1,8 @@
-// Recipients for a new campaign, read in the browser: an RFC 4180 CSV reader that works on a stream
-// of text chunks (quoted fields, "" inside quotes, commas and line breaks inside quotes, CRLF, LF or
-// CR line ends, a leading UTF-8 BOM), the mapping of its columns onto batch task items, and the
-// grouping of those into requests. It mirrors the CLI's reader (cli/csv.ts, cli/batch.ts), which
-// uses Node's APIs and so cannot be imported here: the same file is read the same way by both.
+// Recipients for a campaign (batch), read from CSV in a browser or in Node (the console and
+// `parley batch upload` both use it, so a file reads the same in both): an RFC 4180 CSV reader that
+// works on a stream of text chunks (quoted fields, "" inside quotes, commas and line breaks inside
+// quotes, CRLF, LF or CR line ends, a leading UTF-8 BOM), the mapping of its columns onto batch task
+// items, and the grouping of those into requests.
 
 /** One CSV record and the 1-based line of the file it starts on. */
 export interface CsvRecord {
