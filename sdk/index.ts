@@ -26,10 +26,14 @@ export {
   type WebCallFraming,
   type WebCallLine,
   type WebCallOptions,
+  type WebCallOpus,
+  type WebCallOpusFactory,
+  type WebCallOpusSinks,
   type WebCallStats,
   type WebSocketConstructor,
   type WebSocketLike,
 } from './ws-media.ts';
+export { webCodecsOpus, hasWebCodecsAudio } from './webcodecs-opus.ts';
 export {
   blobText,
   checkFile,

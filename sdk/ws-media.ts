@@ -1,4 +1,5 @@
 import { ParleyError, unwrap, type Parley } from './client.ts';
+import { hasWebCodecsAudio, webCodecsOpus } from './webcodecs-opus.ts';
 
 // The WebSocket media test call (docs/ws-media.md, WIRE.md section 10) from a browser page or Node:
 // `startWebCall` starts the call through the API, opens its socket (legacy flow: the URL's
@@ -6,10 +7,33 @@ import { ParleyError, unwrap, type Parley } from './client.ts';
 // `call_info`. Then `send` takes the caller's 20 ms frames of 16-bit PCM at the call's rate,
 // `onAudio` hands over the agent's, `onTranscript` each line as it is said, and `closed` says how
 // the socket ended. Codecs: `l16` (16 kHz, the default: no codec needed in a page), `pcmu` and
-// `pcma` (8 kHz); `opus` needs an Opus codec, which this helper does not carry. With `rtp` framing
-// the timestamps count the frames sent: send steadily (silence too), as a microphone does.
+// `pcma` (8 kHz), `opus` (48 kHz): this helper carries no Opus codec; a browser's WebCodecs one is
+// used where there is one (webCodecsOpus), else pass `opus`. With `rtp` framing the timestamps
+// count the frames sent: send steadily (silence too), as a microphone does.
 
-export type WebCallCodec = 'l16' | 'pcmu' | 'pcma';
+export type WebCallCodec = 'l16' | 'pcmu' | 'pcma' | 'opus';
+
+/**
+ * An Opus encoder and decoder for one call (mono, 48 kHz, one 20 ms packet per frame). They may
+ * answer at once or later (WebCodecs works off the thread), but in order, through the sinks the
+ * call gives its factory.
+ */
+export interface WebCallOpus {
+  /** Encodes one 20 ms frame (960 samples); its packet goes to `onPacket`. */
+  encode(frame: Int16Array): void;
+  /** Decodes one packet; its samples (any count, 20 ms a packet from Parley) go to `onPcm`. */
+  decode(packet: Uint8Array): void;
+  close(): void;
+}
+
+export interface WebCallOpusSinks {
+  onPacket(packet: Uint8Array): void;
+  onPcm(pcm: Int16Array): void;
+  /** A packet that could not be encoded or decoded (counted in the stats as dropped). */
+  onError(error: unknown): void;
+}
+
+export type WebCallOpusFactory = (sinks: WebCallOpusSinks) => WebCallOpus | Promise<WebCallOpus>;
 export type WebCallFraming = 'payload' | 'rtp';
 
 /** What this helper needs of a WebSocket: the browser's, or the `ws` package's class in Node. */
@@ -36,6 +60,8 @@ export interface WebCallOptions {
   modelId: string;
   /** Default `l16` (16 kHz). */
   codec?: WebCallCodec;
+  /** For `opus`: the codec (default webCodecsOpus, where the runtime has WebCodecs). */
+  opus?: WebCallOpusFactory;
   /** Default `payload` (bare payloads: no RTP headers to write or read). */
   framing?: WebCallFraming;
   /** `draft`, `live` or a version UUID; default the live version. */
@@ -79,7 +105,7 @@ export interface WebCall {
   readonly callId: string;
   readonly codec: WebCallCodec;
   readonly framing: WebCallFraming;
-  /** The audio's rate both ways: 16000 for l16, 8000 for G.711. */
+  /** The audio's rate both ways: 16000 for l16, 8000 for G.711, 48000 for Opus. */
   readonly sampleRate: number;
   /** Samples in a 20 ms frame: what `send` takes and `onAudio` gives. */
   readonly frameSamples: number;
@@ -112,11 +138,15 @@ export class WebCallError extends Error {
 const FRAME_MS = 20;
 const OPEN = 1;
 const RTP_HEADER = 12;
-const CODECS: Record<WebCallCodec, { rate: number; payloadType: number; bytesPerSample: 1 | 2 }> = {
+/** `bytesPerSample` 0: a packet of any size (Opus). */
+const CODECS: Record<WebCallCodec, { rate: number; payloadType: number; bytesPerSample: 0 | 1 | 2 }> = {
   l16: { rate: 16000, payloadType: 96, bytesPerSample: 2 },
   pcmu: { rate: 8000, payloadType: 0, bytesPerSample: 1 },
   pcma: { rate: 8000, payloadType: 8, bytesPerSample: 1 },
+  opus: { rate: 48000, payloadType: 111, bytesPerSample: 0 },
 };
+/** The largest message the server takes (docs/ws-media.md). */
+const MAX_MESSAGE_BYTES = 1_500;
 
 /** What the close codes of docs/ws-media.md mean, for messages. */
 export const WEB_CALL_CLOSE_CODES: Readonly<Record<number, string>> = {
@@ -143,6 +173,7 @@ export async function startWebCall(parley: Parley, options: WebCallOptions): Pro
   if (!Socket) throw new TypeError('startWebCall: no WebSocket here; pass options.WebSocket (Node: `ws`)');
   const { signal } = options;
   signal?.throwIfAborted();
+  const opusFactory = codec === 'opus' ? (options.opus ?? defaultOpus()) : undefined;
 
   const started = await startCall(parley, {
     modelId: options.modelId,
@@ -159,9 +190,51 @@ export async function startWebCall(parley: Parley, options: WebCallOptions): Pro
   const stats: WebCallStats = { framesSent: 0, framesReceived: 0, framesDropped: 0 };
   /** The agent's frame, decoded: reused for every frame. */
   const heard = new Int16Array(frameSamples);
+  let heardAt = 0;
   const rtp = { sequence: randomBits(16), timestamp: randomBits(32), ssrc: randomBits(32), first: true };
 
   const socket = new Socket(started.wsMediaUrl);
+  /** One payload on the socket, behind its RTP header when framed so; `write` fills the payload. */
+  const sendPayload = (bytes: number, write: (message: Uint8Array, at: number) => void) => {
+    // A new message each time: `ws` masks the bytes in place and writes them later.
+    const message = new Uint8Array(headerBytes + bytes);
+    if (framing === 'rtp') {
+      writeRtpHeader(message, info.payloadType, rtp.sequence, rtp.timestamp, rtp.ssrc, rtp.first);
+      rtp.sequence = (rtp.sequence + 1) & 0xffff;
+      rtp.timestamp = (rtp.timestamp + frameSamples) >>> 0;
+      rtp.first = false;
+    }
+    write(message, headerBytes);
+    socket.send(message);
+    stats.framesSent += 1;
+  };
+  /** Decoded audio of any length, handed over in 20 ms frames. */
+  const hear = (pcm: Int16Array) => {
+    for (let at = 0; at < pcm.length;) {
+      const n = Math.min(pcm.length - at, frameSamples - heardAt);
+      heard.set(pcm.subarray(at, at + n), heardAt);
+      heardAt += n;
+      at += n;
+      if (heardAt === frameSamples) {
+        heardAt = 0;
+        options.onAudio?.(heard);
+      }
+    }
+  };
+  const opus = opusFactory
+    ? await Promise.resolve(
+        opusFactory({
+          onPacket: (packet) => {
+            if (socket.readyState === OPEN) sendPayload(packet.length, (m, at) => m.set(packet, at));
+          },
+          onPcm: hear,
+          onError: () => (stats.framesDropped += 1),
+        }),
+      ).catch((err: unknown) => {
+        socket.close(1000, 'hang up');
+        throw err;
+      })
+    : undefined;
   socket.binaryType = 'arraybuffer';
   let serverError: string | null = null;
   let ended: string | null = null;
@@ -196,15 +269,21 @@ export async function startWebCall(parley: Parley, options: WebCallOptions): Pro
     if (!(data instanceof ArrayBuffer)) return;
     const bytes = new Uint8Array(data);
     const payload = framing === 'rtp' ? rtpPayload(bytes, info.payloadType) : 0;
-    if (payload < 0 || bytes.length - payload !== payloadBytes) {
+    const size = bytes.length - payload;
+    if (payload < 0 || (opus ? size < 1 || size > MAX_MESSAGE_BYTES : size !== payloadBytes)) {
       stats.framesDropped += 1;
       return;
     }
-    decode(codec, bytes, payload, heard);
     stats.framesReceived += 1;
+    if (opus) {
+      opus.decode(bytes.subarray(payload));
+      return;
+    }
+    decode(codec, bytes, payload, heard);
     options.onAudio?.(heard);
   });
   socket.addEventListener('close', (event) => {
+    opus?.close();
     settleClose({ code: event.code, reason: event.reason, error: serverError, ended, hungUp });
   });
   socket.addEventListener('error', () => undefined);
@@ -263,17 +342,8 @@ export async function startWebCall(parley: Parley, options: WebCallOptions): Pro
           `send takes ${frameSamples} samples (20 ms at ${info.rate} Hz), got ${pcm.length}`,
         );
       if (socket.readyState !== OPEN) return false;
-      // A new message each time: `ws` masks the bytes in place and writes them later.
-      const message = new Uint8Array(headerBytes + payloadBytes);
-      if (framing === 'rtp') {
-        writeRtpHeader(message, info.payloadType, rtp.sequence, rtp.timestamp, rtp.ssrc, rtp.first);
-        rtp.sequence = (rtp.sequence + 1) & 0xffff;
-        rtp.timestamp = (rtp.timestamp + frameSamples) >>> 0;
-        rtp.first = false;
-      }
-      encode(codec, pcm, message, headerBytes);
-      socket.send(message);
-      stats.framesSent += 1;
+      if (opus) opus.encode(pcm);
+      else sendPayload(payloadBytes, (message, at) => encode(codec, pcm, message, at));
       return true;
     },
   };
@@ -364,6 +434,13 @@ function rtpPayload(packet: Uint8Array, payloadType: number): number {
   // by the size check, as a wrong size.
   if (first & 0x20 || at > packet.length) return -1;
   return at;
+}
+
+/** Where the runtime has WebCodecs (browsers), its Opus; else the caller must pass one. */
+function defaultOpus(): WebCallOpusFactory {
+  if (!hasWebCodecsAudio())
+    throw new TypeError('startWebCall: no Opus codec here (no WebCodecs); pass options.opus');
+  return webCodecsOpus;
 }
 
 function decode(codec: WebCallCodec, bytes: Uint8Array, from: number, out: Int16Array): void {

@@ -16,9 +16,11 @@ import {
   type WebCallCodec,
   type WebCallFraming,
   type WebCallLine,
+  type WebCallOpusFactory,
 } from '../../sdk/index.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/core/index.ts';
+import { createOpusCodec, Resampler } from '../../src/media/index.ts';
 import {
   POCKETSPHINX_INSTALL,
   createPocketSphinxSTT,
@@ -58,6 +60,28 @@ function halve(samples: Int16Array): Int16Array {
   for (let i = 0; i < out.length; i += 1) out[i] = (samples[2 * i]! + samples[2 * i + 1]!) >> 1;
   return out;
 }
+
+/** The whole of `samples` at another rate, through the server's own resampler. */
+function resample(samples: Int16Array, from: 16000 | 48000, to: 16000 | 48000): Int16Array {
+  const resampler = new Resampler(from, to);
+  const out = new Int16Array(resampler.maxOutput(samples.length));
+  return out.subarray(0, resampler.process(samples, out));
+}
+
+/** The SDK carries no Opus: in Node, a factory over an Opus library (here the server's, libopus). */
+const nodeOpus: WebCallOpusFactory = (sinks) => {
+  const codec = createOpusCodec({ sampleRate: 48000 });
+  const out = new Int16Array(codec.maxPacketSamples);
+  return {
+    encode: (frame) => sinks.onPacket(codec.encode(frame)),
+    decode: (packet) => {
+      const samples = codec.decode(packet, out);
+      if (samples > 0) sinks.onPcm(out.subarray(0, samples));
+      else sinks.onError(new Error('not an Opus packet'));
+    },
+    close: () => codec.close(),
+  };
+};
 
 /**
  * A microphone: one frame every 20 ms of the clock from its start, the queued speech when there is
@@ -174,13 +198,14 @@ describe.runIf(runHere)('startWebCall (sdk/ws-media.ts) against the real server'
       codec,
       framing,
       WebSocket,
+      ...(codec === 'opus' ? { opus: nodeOpus } : {}),
       onAudio: (pcm) => {
         heard.push(pcm.slice()); // the helper reuses its array
         lastAudioAt = performance.now();
       },
       onTranscript: (line) => lines.push(line),
     });
-    const rate = codec === 'l16' ? 16000 : 8000;
+    const rate = codec === 'l16' ? 16000 : codec === 'opus' ? 48000 : 8000;
     expect(call).toMatchObject({ codec, framing, sampleRate: rate, frameSamples: rate / 50 });
     const microphone = new Microphone(call);
     try {
@@ -196,7 +221,9 @@ describe.runIf(runHere)('startWebCall (sdk/ws-media.ts) against the real server'
         );
       });
       const greeting = heard.slice();
-      await microphone.say(codec === 'l16' ? caller16k : halve(caller16k));
+      await microphone.say(
+        codec === 'l16' ? caller16k : codec === 'opus' ? resample(caller16k, 16000, 48000) : halve(caller16k),
+      );
       await until(
         () => lines.some((l) => l.speaker === 'caller'),
         "the caller's line on the socket",
@@ -212,7 +239,10 @@ describe.runIf(runHere)('startWebCall (sdk/ws-media.ts) against the real server'
       const closed = await call.closed;
       const samples = new Int16Array(greeting.length * call.frameSamples);
       greeting.forEach((frame, i) => samples.set(frame, i * call.frameSamples));
-      const understood = await recognize(rate === 8000 ? telephone : wideband, samples, rate);
+      const understood =
+        rate === 48000
+          ? await recognize(wideband, resample(samples, 48000, 16000), 16000)
+          : await recognize(rate === 8000 ? telephone : wideband, samples, rate);
       let final = await record(call.callId);
       await expect
         .poll(async () => FINAL.has((final = await record(call.callId)).status), { timeout: 20_000 })
@@ -228,6 +258,7 @@ describe.runIf(runHere)('startWebCall (sdk/ws-media.ts) against the real server'
     ['l16', 'payload'],
     ['pcmu', 'rtp'],
     ['pcma', 'payload'],
+    ['opus', 'rtp'],
   ] as const) {
     it(`${codec} over ${framing}: the greeting is heard, the caller's words reach the transcript`, async () => {
       const { call, lines, closed, understood, final } = await talk(codec, framing);
