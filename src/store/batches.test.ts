@@ -50,6 +50,22 @@ for (const target of storeTargets()) {
       expect(batch.expiresAt - batch.createdAt).toBe(1000);
     });
 
+    it("lists a status's recipients page by page, in position order", async () => {
+      const { batch } = await newBatch(30);
+      const claimed = await store.batches.claim(batch.id, 10, 'n1');
+      for (const task of claimed.filter((t) => t.position % 2 === 0)) {
+        await store.transaction((r) => r.batches.dispatch(task.id, `call-${task.position}`));
+      }
+      const positions = async (status: 'queued' | 'dispatched' | 'claimed', limit: number, offset: number) =>
+        (await store.batches.listTasks(batch.id, { status, limit, offset })).map((t) => t.position);
+      const queued: number[] = [];
+      for (let offset = 0; offset < 24; offset += 4) queued.push(...(await positions('queued', 4, offset)));
+      expect(queued).toEqual(Array.from({ length: 20 }, (_, i) => 10 + i));
+      expect(await positions('dispatched', 2, 1)).toEqual([2, 4]);
+      expect(await positions('claimed', 10, 3)).toEqual([7, 9]);
+      expect(await positions('queued', 5, 20)).toEqual([]);
+    });
+
     it('concurrent claims never hand out a recipient twice', async () => {
       const { batch } = await newBatch(200);
       const claims = await Promise.all(

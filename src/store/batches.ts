@@ -435,11 +435,17 @@ export function batchesRepo(
     ): Promise<BatchTaskWithCall[]> {
       let q = db.selectFrom('batch_tasks').select(LISTED_COLUMNS).where('batch_id', '=', batchId);
       if (options.status) {
-        q = q
+        // The page's positions come off the (batch, status, position) index alone, then only those
+        // rows are read (a deferred join), not every row the offset skips.
+        const page = db
+          .selectFrom('batch_tasks')
+          .select('position')
+          .where('batch_id', '=', batchId)
           .where('status', '=', options.status)
           .orderBy('position')
           .limit(options.limit)
           .offset(options.offset);
+        q = q.where('position', 'in', page).orderBy('position');
       } else {
         q = q
           .where('position', '>=', options.offset)

@@ -32,6 +32,23 @@ for (const target of storeTargets()) {
         holdsSlot: status === 'ringing',
       });
 
+    it('lists a filter page by page, newest first, each page the next slice of the whole', async () => {
+      for (let i = 0; i < 13; i += 1) await call(ws, i % 3 === 0 ? 'busy' : 'completed');
+      await call(other, 'completed');
+      const whole = await store.calls.list(ws, { status: 'completed', limit: 100, offset: 0 });
+      expect(whole.total).toBe(8);
+      const seqs = whole.calls.map((c) => c.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
+      for (const offset of [0, 3, 6, 7, 8]) {
+        const page = await store.calls.list(ws, { status: 'completed', limit: 3, offset });
+        expect(page.total).toBe(8);
+        expect(page.calls.map((c) => c.id)).toEqual(whole.calls.slice(offset, offset + 3).map((c) => c.id));
+      }
+      const unfiltered = await store.calls.list(ws, { limit: 5, offset: 10 });
+      expect(unfiltered).toMatchObject({ total: 13 });
+      expect(unfiltered.calls.map((c) => c.status)).toEqual(['completed', 'completed', 'busy']);
+    });
+
     it('moves several calls at once, each by its own patch, and answers null where a move is refused', async () => {
       const [a, b, c, d, e] = await Promise.all([call(), call(), call(), call(ws, 'completed'), call(other)]);
       clock.advance(5_000);

@@ -470,8 +470,11 @@ export function callsRepo(db: Db, clock: Clock, dialect: DialectName, transact: 
       if (f.toDate !== undefined) q = q.where('ended_at', '<=', f.toDate);
       if (f.durationMin !== undefined) q = q.where('duration_seconds', '>=', f.durationMin);
       if (f.durationMax !== undefined) q = q.where('duration_seconds', '<=', f.durationMax);
+      // The page's keys come off an index alone and only those rows are read whole (a deferred
+      // join): a deep page no longer reads every row it skips, transcripts and all.
+      const page = q.select('seq').orderBy('seq', 'desc').limit(f.limit).offset(f.offset);
       const [rows, count] = await Promise.all([
-        q.selectAll().orderBy('seq', 'desc').limit(f.limit).offset(f.offset).execute(),
+        db.selectFrom('calls').selectAll().where('seq', 'in', page).orderBy('seq', 'desc').execute(),
         q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
       ]);
       return { calls: rows.map(toCall), total: Number(count?.n ?? 0) };
