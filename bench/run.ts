@@ -2,6 +2,7 @@
 // Each case writes its own section of bench/RESULTS.md. Child servers and temp dirs are removed at
 // the end, also on failure, and a watchdog stops the run if it overruns.
 import { runApiCase, type CaseContext } from './api.ts';
+import { browserCallPhaseSeconds, runBrowserCallCase } from './browser-call.ts';
 import { callPhaseSeconds, runCallsCase } from './calls.ts';
 import { campaignPhaseSeconds, runCampaignCase } from './campaign.ts';
 import { chatPhaseSeconds, runChatCase } from './chat.ts';
@@ -41,6 +42,8 @@ const CASES: Record<string, BenchCase> = {
   campaign: { run: runCampaignCase, loadSeconds: ({ settings: s }) => campaignPhaseSeconds(s.durationS) },
   // The console's bundle, then its list pages on a seeded store per dialect (PARLEY_BENCH_CONSOLE_*).
   console: { run: runConsoleCase, loadSeconds: () => consolePhaseSeconds() },
+  // The console's browser test call against the SDK's web call from Node, alternating (BENCH_BROWSER_CALL_ROUNDS).
+  'browser-call': { run: runBrowserCallCase, loadSeconds: () => browserCallPhaseSeconds() },
   // Accuracy on flite speech (clean and noisy) for both VADs, throughput, then 3 real-time runs.
   vad: { run: runVadCase, loadSeconds: ({ settings: s }) => vadPhaseSeconds(s.durationS) },
   // Per voice and sentence length: 5 main-thread syntheses and 5 through the pool (about 30 s).

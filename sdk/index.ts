@@ -34,6 +34,7 @@ export {
   type WebSocketLike,
 } from './ws-media.ts';
 export { webCodecsOpus, hasWebCodecsAudio } from './webcodecs-opus.ts';
+export { ResponseTimer, levelDb } from './response-timer.ts';
 export {
   blobText,
   checkFile,
