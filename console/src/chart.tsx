@@ -1,4 +1,6 @@
+import type { ComponentChildren } from 'preact';
 import { useId } from 'preact/hooks';
+import { Table } from './table.tsx';
 
 // Two small SVG charts: columns for a series (calls per day) and bars for a breakdown (calls by
 // status). Each is an image with a title and a one-sentence description for screen readers (the
@@ -38,25 +40,48 @@ function NumbersTable(props: { caption: string; data: Datum[]; labelHeading: str
   return (
     <details class="chart-numbers">
       <summary>Show the numbers</summary>
-      <div class="table-wrap">
-        <table aria-label={props.caption}>
-          <thead>
-            <tr>
-              <th scope="col">{props.labelHeading}</th>
-              <th scope="col">{props.valueHeading}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.data.map((d) => (
-              <tr key={d.label}>
-                <th scope="row">{d.label}</th>
-                <td>{fmt(d.value)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table label={props.caption} columns={[props.labelHeading, props.valueHeading]}>
+        {props.data.map((d) => (
+          <tr key={d.label}>
+            <th scope="row">{d.label}</th>
+            <td>{fmt(d.value)}</td>
+          </tr>
+        ))}
+      </Table>
     </details>
+  );
+}
+
+interface ChartProps {
+  title: string;
+  data: Datum[];
+  /** What the values count, for the description: "calls", "minutes". */
+  unit: string;
+  /** The headings of the numbers' table. */
+  labelHeading?: string;
+  valueHeading?: string;
+}
+
+/** The drawing: an image named by the chart's title and described by its summary sentence. */
+function ChartImage(props: {
+  chart: ChartProps;
+  width: number;
+  height: number;
+  children: ComponentChildren;
+}) {
+  const id = useId();
+  return (
+    <svg
+      viewBox={`0 0 ${props.width} ${props.height}`}
+      width="100%"
+      role="img"
+      aria-labelledby={`${id}-title ${id}-desc`}
+      focusable="false"
+    >
+      <title id={`${id}-title`}>{props.chart.title}</title>
+      <desc id={`${id}-desc`}>{summary(props.chart.data, props.chart.unit)}</desc>
+      {props.children}
+    </svg>
   );
 }
 
@@ -64,15 +89,7 @@ function NumbersTable(props: { caption: string; data: Datum[]; labelHeading: str
  * Vertical columns, one per item in order (a day, say). Labels under the columns are thinned to
  * about six so they never overlap; every label is in the table and in each column's tooltip.
  */
-export function ColumnChart(props: {
-  title: string;
-  data: Datum[];
-  /** What the values count, for the description: "calls", "minutes". */
-  unit: string;
-  labelHeading?: string;
-  valueHeading?: string;
-}) {
-  const id = useId();
+export function ColumnChart(props: ChartProps) {
   const { data } = props;
   const W = 520;
   const H = 220;
@@ -88,15 +105,7 @@ export function ColumnChart(props: {
   const y = (v: number) => top + plotH - (v / max) * plotH;
   return (
     <figure class="chart">
-      <svg
-        viewBox={`0 0 ${W} ${H}`}
-        width="100%"
-        role="img"
-        aria-labelledby={`${id}-title ${id}-desc`}
-        focusable="false"
-      >
-        <title id={`${id}-title`}>{props.title}</title>
-        <desc id={`${id}-desc`}>{summary(data, props.unit)}</desc>
+      <ChartImage chart={props} width={W} height={H}>
         {(Number.isInteger(max / 2) ? [0, 0.5, 1] : [0, 1]).map((f) => (
           <g key={f} aria-hidden="true">
             <line x1={left} x2={W - 8} y1={y(max * f)} y2={y(max * f)} stroke={LINE} stroke-width="1" />
@@ -128,7 +137,7 @@ export function ColumnChart(props: {
             </g>
           );
         })}
-      </svg>
+      </ChartImage>
       <NumbersTable
         caption={props.title}
         data={data}
@@ -140,14 +149,7 @@ export function ColumnChart(props: {
 }
 
 /** Horizontal bars, largest first as given, each labelled with its name and value. */
-export function BarChart(props: {
-  title: string;
-  data: Datum[];
-  unit: string;
-  labelHeading?: string;
-  valueHeading?: string;
-}) {
-  const id = useId();
+export function BarChart(props: ChartProps) {
   const { data } = props;
   const W = 520;
   const row = 28;
@@ -161,15 +163,7 @@ export function BarChart(props: {
       {data.length === 0 ? (
         <p>No data for this range.</p>
       ) : (
-        <svg
-          viewBox={`0 0 ${W} ${H}`}
-          width="100%"
-          role="img"
-          aria-labelledby={`${id}-title ${id}-desc`}
-          focusable="false"
-        >
-          <title id={`${id}-title`}>{props.title}</title>
-          <desc id={`${id}-desc`}>{summary(data, props.unit)}</desc>
+        <ChartImage chart={props} width={W} height={H}>
           {data.map((d, i) => {
             const yTop = 2 + i * row;
             const w = (d.value / max) * plotW;
@@ -193,7 +187,7 @@ export function BarChart(props: {
               </g>
             );
           })}
-        </svg>
+        </ChartImage>
       )}
       {data.length > 0 ? (
         <NumbersTable

@@ -4,24 +4,12 @@ import { AgentEditor } from './pages/agent-edit.tsx';
 import { Agents } from './pages/agents.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { href, useRoute } from './router.ts';
-import { currentKey, onSessionChange, signOut } from './session.ts';
+import { currentKey, onSessionChange } from './session.ts';
 import { SCREENS } from './screens.tsx';
+import { TopBar } from './top-bar.tsx';
 import './style.css';
 
-// The console: a sign-in gate, a navigation bar and one screen per route.
-
-const NAV: [string, string][] = [
-  ['agents', 'Agents'],
-  ['calls', 'Calls'],
-  ['campaigns', 'Campaigns'],
-  ['numbers', 'Numbers'],
-  ['knowledge', 'Knowledge'],
-  ['actions', 'Actions'],
-  ['simulations', 'Simulations'],
-  ['logs', 'Webhook logs'],
-  ['analytics', 'Analytics'],
-  ['keys', 'API keys'],
-];
+// The console: a sign-in gate, the top bar with the sections, and one screen per route.
 
 function Screen(props: { route: string[] }) {
   const [section = 'agents', id, sub] = props.route;
@@ -51,19 +39,7 @@ function App() {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <header class="top">
-        <span class="brand">Parley</span>
-        <nav aria-label="Sections">
-          {NAV.map(([path, label]) => (
-            <a href={href(path)} aria-current={section === path ? 'page' : undefined}>
-              {label}
-            </a>
-          ))}
-        </nav>
-        <button type="button" class="link" onClick={() => signOut()}>
-          Sign out
-        </button>
-      </header>
+      <TopBar section={section} />
       <main id="main" tabIndex={-1}>
         <Screen route={route} />
       </main>

@@ -65,6 +65,11 @@ export function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** A record that is not there: 404, or a refusal that says so (the 400 of a malformed id). */
+export function isMissing(err: unknown): boolean {
+  return err instanceof ParleyError && (err.status === 404 || /not found/i.test(err.description));
+}
+
 /** The API's message for one field of a refused request, if it named that field. */
 export function fieldError(err: unknown, field: string): string | undefined {
   if (!(err instanceof ParleyError)) return undefined;

@@ -340,4 +340,82 @@ describe('the console screens', () => {
     }
     await page.close();
   });
+
+  it('puts the sections behind a Menu button on a phone, and shows them as links on a desktop', async () => {
+    const page = await signedIn();
+    const menu = page.getByRole('button', { name: 'Menu', exact: true });
+    // includeHidden: the closed menu's links are found, and seen to be hidden.
+    const sections = page.getByRole('navigation', { name: 'Sections', includeHidden: true });
+    const calls = sections.getByRole('link', { name: 'Calls', includeHidden: true });
+    const expanded = () => menu.getAttribute('aria-expanded');
+    const focused = () => page.evaluate<string | undefined>('document.activeElement?.textContent');
+
+    // A desktop: the links as before, no button.
+    await calls.waitFor();
+    expect(await menu.isVisible()).toBe(false);
+
+    // A phone: the button, the links hidden until it is pressed.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await menu.waitFor();
+    expect(await calls.isVisible()).toBe(false);
+    expect(await expanded()).toBe('false');
+    expect(await menu.getAttribute('aria-controls')).toBe(await sections.getAttribute('id'));
+    await shot(page, 'screens-11-phone-menu-closed');
+    await menu.click();
+    expect(await expanded()).toBe('true');
+    await calls.waitFor();
+    expect(await sections.getByRole('link').count()).toBe(10);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot(page, 'screens-12-phone-menu-open');
+
+    // Choosing a section goes there and closes the menu.
+    await sections.getByRole('link', { name: 'Analytics' }).click();
+    await page.getByRole('heading', { name: 'Analytics' }).waitFor();
+    expect(page.url()).toContain('#/analytics');
+    expect(await expanded()).toBe('false');
+    expect(await calls.isVisible()).toBe(false);
+
+    // With the keyboard: Enter opens it, Tab reaches the links, Escape closes it and gives the focus
+    // back to the button.
+    await menu.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(expanded).toBe('true');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Agents');
+    await page.keyboard.press('Escape');
+    await expect.poll(expanded).toBe('false');
+    expect(await calls.isVisible()).toBe(false);
+    expect(await focused()).toBe('Menu');
+    await page.close();
+  });
+
+  it("fits an agent's pages and a call's page on a phone-sized screen too", async () => {
+    const calls = await unwrap(parley.api.GET('/v2/calls'));
+    const callId = calls.calls[0]?.call_id ?? '';
+    expect(callId).not.toBe('');
+    const page = await signedIn();
+    await page.setViewportSize({ width: 390, height: 844 });
+    const routes = [
+      'agents/new',
+      `agents/${agentId}`,
+      `agents/${agentId}/attachments`,
+      `agents/${agentId}/versions`,
+      `agents/${agentId}/test`,
+      `agents/${agentId}/chat`,
+      `calls/${callId}`,
+    ];
+    for (const [i, route] of routes.entries()) {
+      await page.goto(`${url}/#/${route}`);
+      await page.locator('h1').waitFor();
+      await expect.poll(() => page.locator('[aria-busy="true"]').count()).toBe(0);
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
+      expect(overflow, route).toBeLessThanOrEqual(0);
+      const name = route.replace(agentId, 'agent').replace(callId, 'call').replaceAll('/', '-');
+      await shot(page, `screens-13-phone-${String(i).padStart(2, '0')}-${name}`);
+    }
+    await page.close();
+  });
 });

@@ -1,9 +1,32 @@
 import type { ComponentChildren } from 'preact';
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ParleyError, type components, type paths } from '../../../sdk/index.ts';
+import {
+  CheckField,
+  fieldErrors,
+  FormButtons,
+  InputField,
+  SelectField,
+  TextAreaField,
+  useForm,
+  useSending,
+  type Problems,
+} from '../form.tsx';
 import { go, href } from '../router.ts';
-import { parley, unwrap } from '../session.ts';
-import { ErrorNote, Field, Loading, Page, Pager, useLoad, when } from '../ui.tsx';
+import { isMissing, parley, unwrap } from '../session.ts';
+import { ListTable, optional, Table, usePagedList } from '../table.tsx';
+import {
+  ErrorNote,
+  Loading,
+  LoadingPage,
+  NotFound,
+  Page,
+  Term,
+  useChange,
+  useJumpTarget,
+  useLoad,
+  when,
+} from '../ui.tsx';
 
 // Actions: the list, one action's page (its kind and configuration in words, the agents it is
 // attached to, delete), and a form for a new one. The body of a new action has exactly one kind
@@ -56,83 +79,48 @@ const JSON_EXAMPLES: Record<Kind, object> = {
   },
 };
 
-/** aria attributes of a control inside <Field>: its hint and its error, when shown. */
-function aria(id: string, hint: boolean, error: string | undefined) {
-  const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return {
-    'aria-invalid': error ? ('true' as const) : undefined,
-    'aria-describedby': describedBy || undefined,
-  };
-}
-
-function isMissing(err: unknown): boolean {
-  return err instanceof ParleyError && (err.status === 404 || /not found/i.test(err.description));
-}
-
 export function Actions(props: { id?: string }) {
   return props.id ? <ActionPage id={props.id} /> : <ActionList />;
 }
 
 function ActionList() {
-  const [offset, setOffset] = useState(0);
-  const list = useLoad(
-    () => unwrap(parley().api.GET('/v2/actions', { params: { query: { limit: LIMIT, offset } } })),
-    [offset],
+  const { list, offset, paging } = usePagedList(LIMIT, (page) =>
+    unwrap(parley().api.GET('/v2/actions', { params: { query: page } })),
   );
-  const formHeading = useRef<HTMLHeadingElement>(null);
-  const toForm = () => {
-    formHeading.current?.scrollIntoView({ block: 'start' });
-    formHeading.current?.focus();
-  };
+  const newForm = useJumpTarget();
   return (
     <Page
       title="Actions"
       actions={
-        <button type="button" class="secondary" onClick={toForm}>
+        <button type="button" class="secondary" onClick={newForm.jump}>
           New action
         </button>
       }
     >
       <Loading state={list}>
-        {(data) =>
-          data.actions.length === 0 && offset === 0 ? (
-            <p>No actions yet: create the first one with the form below.</p>
-          ) : (
-            <>
-              <div class="table-wrap">
-                <table aria-label="Actions">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col" class="optional">
-                        Description
-                      </th>
-                      <th scope="col" class="optional">
-                        Created
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.actions.map((a) => (
-                      <tr key={a.action_id}>
-                        <td>
-                          <a href={href('actions', a.action_id)}>{a.name || 'Unnamed action'}</a>
-                        </td>
-                        <td>{KIND_LABELS[a.kind] ?? a.kind}</td>
-                        <td class="optional">{a.description || '—'}</td>
-                        <td class="optional">{when(a.created_at)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager offset={offset} limit={LIMIT} total={data.pagination.total_records} onPage={setOffset} />
-            </>
-          )
-        }
+        {(data) => (
+          <ListTable
+            label="Actions"
+            columns={['Name', 'Kind', ...optional('Description', 'Created')]}
+            items={data.actions}
+            empty={
+              offset === 0 ? <p>No actions yet: create the first one with the form below.</p> : undefined
+            }
+            paging={paging(data.pagination.total_records)}
+            row={(a) => (
+              <tr key={a.action_id}>
+                <td>
+                  <a href={href('actions', a.action_id)}>{a.name || 'Unnamed action'}</a>
+                </td>
+                <td>{KIND_LABELS[a.kind] ?? a.kind}</td>
+                <td class="optional">{a.description || '—'}</td>
+                <td class="optional">{when(a.created_at)}</td>
+              </tr>
+            )}
+          />
+        )}
       </Loading>
-      <h2 ref={formHeading} tabIndex={-1}>
+      <h2 ref={newForm.heading} tabIndex={-1}>
         New action
       </h2>
       <NewAction />
@@ -148,18 +136,17 @@ function NewAction() {
   const [formKind, setFormKind] = useState<FormKind>('CUSTOM_ACTION');
   return (
     <>
-      <Field label="Kind" id="action-kind" hint="Other kinds are written as JSON and checked by the server.">
-        <select
-          id="action-kind"
-          value={formKind}
-          aria-describedby="action-kind-hint"
-          onChange={(e) => setFormKind(e.currentTarget.value as FormKind)}
-        >
-          <option value="CUSTOM_ACTION">HTTP request (CUSTOM_ACTION)</option>
-          <option value="INFORMATION_EXTRACTOR">Information extractor (INFORMATION_EXTRACTOR)</option>
-          <option value="JSON">Another kind, as JSON</option>
-        </select>
-      </Field>
+      <SelectField
+        label="Kind"
+        id="action-kind"
+        hint="Other kinds are written as JSON and checked by the server."
+        value={formKind}
+        onValue={(v) => setFormKind(v as FormKind)}
+      >
+        <option value="CUSTOM_ACTION">HTTP request (CUSTOM_ACTION)</option>
+        <option value="INFORMATION_EXTRACTOR">Information extractor (INFORMATION_EXTRACTOR)</option>
+        <option value="JSON">Another kind, as JSON</option>
+      </SelectField>
       {formKind === 'CUSTOM_ACTION' ? (
         <CustomActionForm />
       ) : formKind === 'INFORMATION_EXTRACTOR' ? (
@@ -262,13 +249,11 @@ function CustomActionForm() {
   const [authValue, setAuthValue] = useState('');
   const [before, setBefore] = useState(false);
   const [speech, setSpeech] = useState('');
-  const [invalid, setInvalid] = useState<Partial<Record<CustomField, string>>>({});
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const form = useForm(CUSTOM_FIELDS, (f) => `ca-${f}`);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const problems: Partial<Record<CustomField, string>> = {};
+    const problems: Problems<CustomField> = {};
     if (name.trim() === '') problems.name = 'Enter a name.';
     else if ([...name.trim()].length > 200) problems.name = 'At most 200 characters.';
     if (!isHttpUrl(url.trim())) problems.url = 'Enter the endpoint’s address (http:// or https://).';
@@ -284,13 +269,7 @@ function CustomActionForm() {
       if (!Number.isInteger(seconds) || seconds < 1 || seconds > 600)
         problems.failure_timeout = 'A whole number of seconds from 1 to 600.';
     }
-    setInvalid(problems);
-    setError(undefined);
-    const firstBad = CUSTOM_FIELDS.find((f) => problems[f]);
-    if (firstBad) {
-      document.getElementById(`ca-${firstBad}`)?.focus();
-      return;
-    }
+    if (!form.check(problems)) return;
     const config: CustomAction = {
       name: name.trim(),
       http_mode: method,
@@ -307,238 +286,168 @@ function CustomActionForm() {
       ...(before ? { run_action_before_call_start: true } : {}),
       ...(speech.trim() ? { speech_while_using_the_tool: speech.trim() } : {}),
     };
-    setBusy(true);
-    try {
-      await create({ CUSTOM_ACTION: config });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    await form.send(() => create({ CUSTOM_ACTION: config }));
   };
 
-  const errors: Partial<Record<CustomField, string>> = {};
-  for (const f of CUSTOM_FIELDS) {
-    const e = invalid[f] ?? kindFieldError(error, 'CUSTOM_ACTION', f);
-    if (e) errors[f] = e;
-  }
-  const claimed = CUSTOM_FIELDS.some((f) => !invalid[f] && errors[f]);
+  const { errors, unclaimed } = fieldErrors(CUSTOM_FIELDS, form.invalid, form.error, (f) =>
+    kindFieldError(form.error, 'CUSTOM_ACTION', f),
+  );
 
   return (
     <form
       onSubmit={submit}
       noValidate
-      aria-busy={busy ? 'true' : undefined}
+      aria-busy={form.busy ? 'true' : undefined}
       aria-label="New HTTP request action"
     >
-      <Field
+      <InputField
         label="Name"
         id="ca-name"
         error={errors.name}
         hint="The tool’s name for the agent, e.g. lookup_order."
-      >
-        <input
-          id="ca-name"
-          type="text"
-          autocomplete="off"
-          maxLength={200}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          {...aria('ca-name', true, errors.name)}
-        />
-      </Field>
-      <Field
+        type="text"
+        autocomplete="off"
+        maxLength={200}
+        value={name}
+        onValue={setName}
+      />
+      <TextAreaField
         label="Description"
         id="ca-description"
         error={errors.description}
         hint="When the agent should use it (its trigger)."
-      >
-        <textarea
-          id="ca-description"
-          rows={3}
-          value={description}
-          onInput={(e) => setDescription(e.currentTarget.value)}
-          {...aria('ca-description', true, errors.description)}
-        />
-      </Field>
-      <div class="filters">
-        <Field label="Method" id="ca-http_mode" error={errors.http_mode}>
-          <select
-            id="ca-http_mode"
-            value={method}
-            onChange={(e) => setMethod(e.currentTarget.value as HttpMode)}
-            {...aria('ca-http_mode', false, errors.http_mode)}
-          >
-            {(['GET', 'POST', 'PUT', 'PATCH'] as const).map((m) => (
-              <option key={m} value={m}>
-                {m}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field
+        rows={3}
+        value={description}
+        onValue={setDescription}
+      />
+      <div class="filters request-line">
+        <SelectField
+          label="Method"
+          id="ca-http_mode"
+          error={errors.http_mode}
+          value={method}
+          onValue={(m) => setMethod(m as HttpMode)}
+        >
+          {(['GET', 'POST', 'PUT', 'PATCH'] as const).map((m) => (
+            <option key={m} value={m}>
+              {m}
+            </option>
+          ))}
+        </SelectField>
+        <InputField
           label="URL"
           id="ca-url"
           error={errors.url}
           hint="The endpoint, starting with https:// or http://. It may hold {variable} placeholders, such as {order_id}."
-        >
-          <input
-            id="ca-url"
-            type="url"
-            inputMode="url"
-            autocomplete="off"
-            value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-            {...aria('ca-url', true, errors.url)}
-          />
-        </Field>
+          type="url"
+          inputMode="url"
+          autocomplete="off"
+          value={url}
+          onValue={setUrl}
+        />
       </div>
-      <Field
+      <TextAreaField
         label="Headers"
         id="ca-headers"
         error={errors.headers}
         hint="Optional, one per line: Name: value."
-      >
-        <textarea
-          id="ca-headers"
-          rows={3}
-          value={headers}
-          placeholder="X-Api-Version: 2"
-          onInput={(e) => setHeaders(e.currentTarget.value)}
-          {...aria('ca-headers', true, errors.headers)}
-        />
-      </Field>
-      <Field
+        rows={3}
+        placeholder="X-Api-Version: 2"
+        value={headers}
+        onValue={setHeaders}
+      />
+      <TextAreaField
         label="Query parameters"
         id="ca-query_parameters"
         error={errors.query_parameters}
         hint="Optional, one per line: name=value."
-      >
-        <textarea
-          id="ca-query_parameters"
-          rows={3}
-          value={query}
-          placeholder="phone={phone}"
-          onInput={(e) => setQuery(e.currentTarget.value)}
-          {...aria('ca-query_parameters', true, errors.query_parameters)}
-        />
-      </Field>
+        rows={3}
+        placeholder="phone={phone}"
+        value={query}
+        onValue={setQuery}
+      />
       {method !== 'GET' ? (
-        <Field
+        <TextAreaField
           label="JSON body"
           id="ca-json_body_stringified"
           error={errors.json_body_stringified}
           hint='Optional. A JSON document; placeholders may stand for values: {"n": <count>}.'
-        >
-          <textarea
-            id="ca-json_body_stringified"
-            rows={5}
-            value={jsonBody}
-            spellcheck={false}
-            onInput={(e) => setJsonBody(e.currentTarget.value)}
-            {...aria('ca-json_body_stringified', true, errors.json_body_stringified)}
-          />
-        </Field>
+          rows={5}
+          spellcheck={false}
+          value={jsonBody}
+          onValue={setJsonBody}
+        />
       ) : null}
-      <Field
+      <TextAreaField
         label="Values the agent collects during the call"
         id="ca-variables_during_the_call"
         error={errors.variables_during_the_call}
         hint="Optional, one per line: name (type): what it is. Type: string (default), int, float, bool."
-      >
-        <textarea
-          id="ca-variables_during_the_call"
-          rows={3}
-          value={variables}
-          placeholder="order_id: The order number the caller gives"
-          onInput={(e) => setVariables(e.currentTarget.value)}
-          {...aria('ca-variables_during_the_call', true, errors.variables_during_the_call)}
-        />
-      </Field>
+        rows={3}
+        placeholder="order_id: The order number the caller gives"
+        value={variables}
+        onValue={setVariables}
+      />
       <details>
         <summary>More settings</summary>
-        <Field
+        <InputField
           label="Timeout (seconds)"
           id="ca-failure_timeout"
           error={errors.failure_timeout}
           hint="Optional, 1 to 600."
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={600}
+          value={timeout}
+          onValue={setTimeoutText}
+        />
+        <SelectField
+          label="Authentication"
+          id="ca-custom_auth"
+          error={errors.custom_auth}
+          value={authLocation}
+          onValue={(v) => setAuthLocation(v as '' | 'header' | 'query')}
         >
-          <input
-            id="ca-failure_timeout"
-            type="number"
-            inputMode="numeric"
-            min={1}
-            max={600}
-            value={timeout}
-            onInput={(e) => setTimeoutText(e.currentTarget.value)}
-            {...aria('ca-failure_timeout', true, errors.failure_timeout)}
-          />
-        </Field>
-        <Field label="Authentication" id="ca-custom_auth" error={errors.custom_auth}>
-          <select
-            id="ca-custom_auth"
-            value={authLocation}
-            onChange={(e) => setAuthLocation(e.currentTarget.value as '' | 'header' | 'query')}
-            {...aria('ca-custom_auth', false, errors.custom_auth)}
-          >
-            <option value="">None</option>
-            <option value="header">In the Authorization header</option>
-            <option value="query">As a query parameter</option>
-          </select>
-        </Field>
+          <option value="">None</option>
+          <option value="header">In the Authorization header</option>
+          <option value="query">As a query parameter</option>
+        </SelectField>
         {authLocation ? (
           <>
-            <Field
+            <InputField
               label={authLocation === 'header' ? 'Scheme' : 'Parameter name'}
               id="ca-auth-key"
               hint={authLocation === 'header' ? 'Default Bearer.' : 'e.g. api_key.'}
-            >
-              <input
-                id="ca-auth-key"
-                type="text"
-                autocomplete="off"
-                value={authKey}
-                aria-describedby="ca-auth-key-hint"
-                onInput={(e) => setAuthKey(e.currentTarget.value)}
-              />
-            </Field>
-            <Field label="Secret" id="ca-auth-value">
-              <input
-                id="ca-auth-value"
-                type="password"
-                autocomplete="off"
-                value={authValue}
-                onInput={(e) => setAuthValue(e.currentTarget.value)}
-              />
-            </Field>
+              type="text"
+              autocomplete="off"
+              value={authKey}
+              onValue={setAuthKey}
+            />
+            <InputField
+              label="Secret"
+              id="ca-auth-value"
+              type="password"
+              autocomplete="off"
+              value={authValue}
+              onValue={setAuthValue}
+            />
           </>
         ) : null}
-        <Field
+        <InputField
           label="Said while it runs"
           id="ca-speech"
           hint="Optional, e.g. “One moment while I look that up.”"
-        >
-          <input
-            id="ca-speech"
-            type="text"
-            value={speech}
-            aria-describedby="ca-speech-hint"
-            onInput={(e) => setSpeech(e.currentTarget.value)}
-          />
-        </Field>
-        <div class="field">
-          <label class="check">
-            <input type="checkbox" checked={before} onChange={(e) => setBefore(e.currentTarget.checked)} />
-            Run once before the conversation starts
-          </label>
-        </div>
+          type="text"
+          value={speech}
+          onValue={setSpeech}
+        />
+        <CheckField checked={before} onChecked={setBefore}>
+          Run once before the conversation starts
+        </CheckField>
       </details>
-      <ErrorNote error={claimed ? undefined : error} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          Create action
-        </button>
-      </div>
+      <ErrorNote error={unclaimed} />
+      <FormButtons busy={form.busy} submit="Create action" />
     </form>
   );
 }
@@ -550,6 +459,7 @@ const QUESTION_KEYS: Record<QuestionKind, 'YES_NO' | 'SINGLE_CHOICE' | 'OPEN_QUE
   open_question: 'OPEN_QUESTION',
 };
 type ExtractorField = 'identifier' | 'description' | 'choices' | 'examples';
+const EXTRACTOR_FIELDS: ExtractorField[] = ['identifier', 'description', 'choices', 'examples'];
 
 const lines = (text: string) =>
   text
@@ -563,13 +473,11 @@ function ExtractorForm() {
   const [kind, setKind] = useState<QuestionKind>('yes_no');
   const [choices, setChoices] = useState('');
   const [examples, setExamples] = useState('');
-  const [invalid, setInvalid] = useState<Partial<Record<ExtractorField, string>>>({});
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const form = useForm(EXTRACTOR_FIELDS, (f) => `ie-${f}`);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const problems: Partial<Record<ExtractorField, string>> = {};
+    const problems: Problems<ExtractorField> = {};
     const id = identifier.trim();
     if (!id) problems.identifier = 'Enter the name the value is stored under.';
     else if ([...id].length > 200) problems.identifier = 'At most 200 characters.';
@@ -580,13 +488,7 @@ function ExtractorForm() {
     if (choiceList.length > 100) problems.choices = 'At most 100 choices.';
     const exampleList = lines(examples);
     if (exampleList.length > 100) problems.examples = 'At most 100 examples.';
-    setInvalid(problems);
-    setError(undefined);
-    const firstBad = (['identifier', 'description', 'choices', 'examples'] as const).find((f) => problems[f]);
-    if (firstBad) {
-      document.getElementById(`ie-${firstBad}`)?.focus();
-      return;
-    }
+    if (!form.check(problems)) return;
     // The published question form: the API derives a missing description from the identifier.
     const question = {
       identifier: id,
@@ -594,97 +496,69 @@ function ExtractorForm() {
       ...(kind === 'single_choice' ? { choices: choiceList } : {}),
       ...(kind === 'open_question' && exampleList.length ? { examples: exampleList } : {}),
     };
-    setBusy(true);
-    try {
-      await create({ INFORMATION_EXTRACTOR: { [QUESTION_KEYS[kind]]: question } });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    await form.send(() => create({ INFORMATION_EXTRACTOR: { [QUESTION_KEYS[kind]]: question } }));
   };
 
-  const errors: Partial<Record<ExtractorField, string>> = {};
-  for (const f of ['identifier', 'description', 'choices', 'examples'] as const) {
-    const e = invalid[f] ?? kindFieldError(error, 'INFORMATION_EXTRACTOR', f);
-    if (e) errors[f] = e;
-  }
-  const claimed = (['identifier', 'description', 'choices', 'examples'] as const).some(
-    (f) => !invalid[f] && errors[f],
+  const { errors, unclaimed } = fieldErrors(EXTRACTOR_FIELDS, form.invalid, form.error, (f) =>
+    kindFieldError(form.error, 'INFORMATION_EXTRACTOR', f),
   );
 
   return (
     <form
       onSubmit={submit}
       noValidate
-      aria-busy={busy ? 'true' : undefined}
+      aria-busy={form.busy ? 'true' : undefined}
       aria-label="New information extractor"
     >
-      <Field
+      <InputField
         label="Identifier"
         id="ie-identifier"
         error={errors.identifier}
         hint="The variable the value is stored under, e.g. wants_demo."
-      >
-        <input
-          id="ie-identifier"
-          type="text"
-          autocomplete="off"
-          maxLength={200}
-          value={identifier}
-          onInput={(e) => setIdentifier(e.currentTarget.value)}
-          {...aria('ie-identifier', true, errors.identifier)}
-        />
-      </Field>
-      <Field label="Question" id="ie-kind">
-        <select id="ie-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as QuestionKind)}>
-          <option value="yes_no">Yes or no</option>
-          <option value="single_choice">One of a list of choices</option>
-          <option value="open_question">Open question</option>
-        </select>
-      </Field>
-      <Field
+        type="text"
+        autocomplete="off"
+        maxLength={200}
+        value={identifier}
+        onValue={setIdentifier}
+      />
+      <SelectField label="Question" id="ie-kind" value={kind} onValue={(v) => setKind(v as QuestionKind)}>
+        <option value="yes_no">Yes or no</option>
+        <option value="single_choice">One of a list of choices</option>
+        <option value="open_question">Open question</option>
+      </SelectField>
+      <TextAreaField
         label="What to extract"
         id="ie-description"
         error={errors.description}
         hint="Optional: also when the agent extracts it. Without it, the identifier in words."
-      >
-        <textarea
-          id="ie-description"
-          rows={3}
-          value={description}
-          onInput={(e) => setDescription(e.currentTarget.value)}
-          {...aria('ie-description', true, errors.description)}
-        />
-      </Field>
+        rows={3}
+        value={description}
+        onValue={setDescription}
+      />
       {kind === 'single_choice' ? (
-        <Field label="Choices" id="ie-choices" error={errors.choices} hint="One per line.">
-          <textarea
-            id="ie-choices"
-            rows={4}
-            value={choices}
-            onInput={(e) => setChoices(e.currentTarget.value)}
-            {...aria('ie-choices', true, errors.choices)}
-          />
-        </Field>
+        <TextAreaField
+          label="Choices"
+          id="ie-choices"
+          error={errors.choices}
+          hint="One per line."
+          rows={4}
+          value={choices}
+          onValue={setChoices}
+        />
       ) : null}
       {kind === 'open_question' ? (
-        <Field label="Examples" id="ie-examples" error={errors.examples} hint="Optional, one per line.">
-          <textarea
-            id="ie-examples"
-            rows={3}
-            value={examples}
-            onInput={(e) => setExamples(e.currentTarget.value)}
-            {...aria('ie-examples', true, errors.examples)}
-          />
-        </Field>
+        <TextAreaField
+          label="Examples"
+          id="ie-examples"
+          error={errors.examples}
+          hint="Optional, one per line."
+          rows={3}
+          value={examples}
+          onValue={setExamples}
+        />
       ) : null}
-      <ErrorNote error={claimed ? undefined : error} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          Create action
-        </button>
-      </div>
+      <ErrorNote error={unclaimed} />
+      <FormButtons busy={form.busy} submit="Create action" />
     </form>
   );
 }
@@ -721,8 +595,7 @@ function JsonForm() {
   const [text, setText] = useState(() => JSON.stringify(JSON_EXAMPLES.SEND_SMS, null, 2));
   const [touched, setTouched] = useState(false);
   const [invalid, setInvalid] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, send } = useSending();
 
   const chooseKind = (k: Kind) => {
     setKind(k);
@@ -747,58 +620,40 @@ function JsonForm() {
     }
     setInvalid(undefined);
     setError(undefined);
-    setBusy(true);
-    try {
-      await create({ [kind]: config } as CreateBody);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    await send(() => create({ [kind]: config } as CreateBody));
   };
   const configError = invalid ?? configErrors(error, kind);
   return (
     <form onSubmit={submit} noValidate aria-busy={busy ? 'true' : undefined} aria-label="New action as JSON">
-      <Field label="Kind of action" id="aj-kind">
-        <select
-          id="aj-kind"
-          value={kind}
-          onChange={(e) => {
-            const value = e.currentTarget.value;
-            if (isKind(value)) chooseKind(value);
-          }}
-        >
-          {JSON_KINDS.map((k) => (
-            <option key={k} value={k}>
-              {KIND_LABELS[k]} ({k})
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field
+      <SelectField
+        label="Kind of action"
+        id="aj-kind"
+        value={kind}
+        onValue={(v) => {
+          if (isKind(v)) chooseKind(v);
+        }}
+      >
+        {JSON_KINDS.map((k) => (
+          <option key={k} value={k}>
+            {KIND_LABELS[k]} ({k})
+          </option>
+        ))}
+      </SelectField>
+      <TextAreaField
         label="Configuration (JSON)"
         id="aj-config"
         error={configError}
         hint={`The value of the ${kind} key. The example holds the fields the kind needs; the server checks the rest.`}
-      >
-        <textarea
-          id="aj-config"
-          rows={10}
-          spellcheck={false}
-          value={text}
-          onInput={(e) => {
-            setText(e.currentTarget.value);
-            setTouched(true);
-          }}
-          {...aria('aj-config', true, configError)}
-        />
-      </Field>
+        rows={10}
+        spellcheck={false}
+        value={text}
+        onValue={(v) => {
+          setText(v);
+          setTouched(true);
+        }}
+      />
       <ErrorNote error={configError ? undefined : error} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          Create action
-        </button>
-      </div>
+      <FormButtons busy={busy} submit="Create action" />
     </form>
   );
 }
@@ -843,28 +698,18 @@ function Value(props: { value: unknown; name: string }): ComponentChildren {
   }
   if (isPairs(value)) {
     return (
-      <div class="table-wrap">
-        <table aria-label={words(props.name)}>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {value.map((p, i) => (
-              <tr key={i}>
-                <td>
-                  <code>{p.key}</code>
-                </td>
-                <td>
-                  <Value value={p.value} name={p.key} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table label={words(props.name)} columns={['Name', 'Value']}>
+        {value.map((p, i) => (
+          <tr key={i}>
+            <td>
+              <code>{p.key}</code>
+            </td>
+            <td>
+              <Value value={p.value} name={p.key} />
+            </td>
+          </tr>
+        ))}
+      </Table>
     );
   }
   if (Array.isArray(value)) {
@@ -889,12 +734,9 @@ function Config(props: { config: Obj }) {
   return (
     <dl class="details">
       {entries.map(([key, value]) => (
-        <div key={key}>
-          <dt>{words(key)}</dt>
-          <dd>
-            <Value value={value} name={key} />
-          </dd>
-        </div>
+        <Term key={key} label={words(key)}>
+          <Value value={value} name={key} />
+        </Term>
       ))}
     </dl>
   );
@@ -946,39 +788,21 @@ function ActionPage(props: { id: string }) {
       ),
     [id],
   );
-  const [deleteError, setDeleteError] = useState<unknown>(undefined);
+  const removal = useChange();
 
   if (action.error !== undefined && isMissing(action.error)) {
-    return (
-      <Page title="Action not found">
-        <p>This action does not exist.</p>
-        <p>
-          <a href={href('actions')}>Back to the actions</a>
-        </p>
-      </Page>
-    );
+    return <NotFound thing="action" back={href('actions')} backText="Back to the actions" />;
   }
-  if (action.data === undefined) {
-    return (
-      <Page title="Action">
-        <Loading state={action}>{() => null}</Loading>
-      </Page>
-    );
-  }
+  if (action.data === undefined) return <LoadingPage title="Action" error={action.error} />;
   const a = action.data;
-  const remove = async () => {
-    const attached = a.assistants?.length ?? 0;
-    const note =
-      attached > 0 ? ` It is detached from ${attached === 1 ? 'its agent' : `${attached} agents`}.` : '';
-    if (!confirm(`Delete the action "${a.name}"?${note}`)) return;
-    setDeleteError(undefined);
-    try {
+  const attached = a.assistants?.length ?? 0;
+  const note =
+    attached > 0 ? ` It is detached from ${attached === 1 ? 'its agent' : `${attached} agents`}.` : '';
+  const remove = () =>
+    removal.run(async () => {
       await unwrap(parley().api.DELETE('/v2/actions/{action_id}', { params: { path: { action_id: id } } }));
       go('actions');
-    } catch (err) {
-      setDeleteError(err);
-    }
-  };
+    }, `Delete the action "${a.name}"?${note}`);
   const line = gist(a);
   const values = a.input_variables.values;
   const agents = a.input_variables.assistants ?? [];
@@ -994,66 +818,37 @@ function ActionPage(props: { id: string }) {
       <p>
         <a href={href('actions')}>All actions</a>
       </p>
-      <ErrorNote error={deleteError} />
+      <ErrorNote error={removal.error} />
       <dl class="details">
-        <div>
-          <dt>Kind</dt>
-          <dd>
-            {KIND_LABELS[a.kind] ?? a.kind} (<code>{a.kind}</code>)
-          </dd>
-        </div>
+        <Term label="Kind">
+          {KIND_LABELS[a.kind] ?? a.kind} (<code>{a.kind}</code>)
+        </Term>
         {line ? (
-          <div>
-            <dt>What it does</dt>
-            <dd class="break">{line}</dd>
-          </div>
+          <Term label="What it does" breakable>
+            {line}
+          </Term>
         ) : null}
-        {a.description ? (
-          <div>
-            <dt>Description</dt>
-            <dd>{a.description}</dd>
-          </div>
-        ) : null}
-        <div>
-          <dt>Created</dt>
-          <dd>{when(a.created_at)}</dd>
-        </div>
-        <div>
-          <dt>Changed</dt>
-          <dd>{when(a.updated_at)}</dd>
-        </div>
+        {a.description ? <Term label="Description">{a.description}</Term> : null}
+        <Term label="Created">{when(a.created_at)}</Term>
+        <Term label="Changed">{when(a.updated_at)}</Term>
       </dl>
       <h2>Configuration</h2>
       <Config config={a.config} />
       {values.length > 0 ? (
         <>
           <h2>Values it collects</h2>
-          <div class="table-wrap">
-            <table aria-label="Values it collects">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Description</th>
-                  <th scope="col" class="optional">
-                    Example
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {values.map((v) => (
-                  <tr key={v.name}>
-                    <td>
-                      <code>{v.name}</code>
-                    </td>
-                    <td>{v.type}</td>
-                    <td>{v.description || '—'}</td>
-                    <td class="optional">{v.example || '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="Values it collects" columns={['Name', 'Type', 'Description', ...optional('Example')]}>
+            {values.map((v) => (
+              <tr key={v.name}>
+                <td>
+                  <code>{v.name}</code>
+                </td>
+                <td>{v.type}</td>
+                <td>{v.description || '—'}</td>
+                <td class="optional">{v.example || '—'}</td>
+              </tr>
+            ))}
+          </Table>
         </>
       ) : null}
       <h2>Agents using it</h2>

@@ -1,118 +1,121 @@
-import { useState } from 'preact/hooks';
-import type { components } from '../../../sdk/index.ts';
+import { eachByOffset, type components } from '../../../sdk/index.ts';
 import { parley, unwrap } from '../session.ts';
-import { ErrorNote, Loading, Page, useLoad } from '../ui.tsx';
+import { ErrorNote, Loading, Page, useChange, useLoad, type Loaded } from '../ui.tsx';
 
 // The agent's actions and knowledge base: attach or detach the workspace's ones.
 
 type Agent = components['schemas']['Agent'];
+type Base = components['schemas']['KnowledgeBase'];
+
+/** Every knowledge base of the workspace, a page of 100 (the most the API gives) at a time. */
+async function loadBases(): Promise<Base[]> {
+  const bases: Base[] = [];
+  const pages = eachByOffset(async (page) => {
+    const r = await unwrap(parley().api.GET('/v2/knowledge_base', { params: { query: page } }));
+    return { items: r.knowledge_bases, total: r.pagination.total_records };
+  }, 100);
+  for await (const base of pages) bases.push(base);
+  return bases;
+}
 
 export function AgentAttachments(props: { agent: Agent; onChange: () => void }) {
   const { agent } = props;
-  const actions = useLoad(
-    () => unwrap(parley().api.GET('/v2/actions', { params: { query: { limit: 200 } } })),
-    [],
-  );
-  const bases = useLoad(
-    () => unwrap(parley().api.GET('/v2/knowledge_base', { params: { query: { limit: 200 } } })),
-    [],
-  );
-  const [error, setError] = useState<unknown>(undefined);
-  const act = async (run: () => Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await run();
-      props.onChange();
-    } catch (e) {
-      setError(e);
-    }
-  };
   const model_id = agent.model_id;
+  const actions = useLoad(
+    async () =>
+      (await unwrap(parley().api.GET('/v2/actions', { params: { query: { limit: 200 } } }))).actions,
+    [],
+  );
+  const bases = useLoad(loadBases, []);
+  const change = useChange();
+  /** Attaches or detaches, then has the agent read again. */
+  const apply = (request: () => Promise<unknown>) =>
+    void change.run(async () => {
+      await request();
+      props.onChange();
+    });
   return (
     <Page title={`${agent.name}: actions and knowledge`}>
-      <ErrorNote error={error} />
+      <ErrorNote error={change.error} />
       <h2>Actions</h2>
-      <Loading state={actions}>
-        {(data) =>
-          data.actions.length === 0 ? (
-            <p>The workspace has no actions yet.</p>
-          ) : (
-            <ul>
-              {data.actions.map((a) => {
-                const attached = agent.actions.includes(a.action_id);
-                return (
-                  <li key={a.action_id}>
-                    <label class="check">
-                      <input
-                        type="checkbox"
-                        checked={attached}
-                        onChange={() =>
-                          act(() =>
-                            attached
-                              ? unwrap(
-                                  parley().api.POST('/v2/actions/detach', {
-                                    body: { model_id, actions: [a.action_id] },
-                                  }),
-                                )
-                              : unwrap(
-                                  parley().api.POST('/v2/actions/attach', {
-                                    body: { model_id, actions: [a.action_id] },
-                                  }),
-                                ),
-                          )
-                        }
-                      />
-                      {a.action_type}: {a.description || a.action_id}
-                    </label>
-                  </li>
-                );
-              })}
-            </ul>
-          )
-        }
-      </Loading>
+      <AttachList
+        items={actions}
+        none="The workspace has no actions yet."
+        keyOf={(a) => a.action_id}
+        label={(a) => `${a.action_type}: ${a.description || a.action_id}`}
+        attached={(a) => agent.actions.includes(a.action_id)}
+        onToggle={(a, attached) => {
+          const body = { model_id, actions: [a.action_id] };
+          apply(() =>
+            attached
+              ? unwrap(parley().api.POST('/v2/actions/detach', { body }))
+              : unwrap(parley().api.POST('/v2/actions/attach', { body })),
+          );
+        }}
+      />
       <h2>Knowledge base</h2>
-      <Loading state={bases}>
-        {(data) =>
-          data.knowledge_bases.length === 0 ? (
-            <p>The workspace has no knowledge bases yet.</p>
-          ) : (
-            <ul>
-              {data.knowledge_bases.map((kb) => {
-                const attached = agent.knowledge_base_id === kb.knowledge_base_id;
-                const path = { knowledge_base_id: kb.knowledge_base_id };
-                return (
-                  <li key={kb.knowledge_base_id}>
-                    <label class="check">
-                      <input
-                        type="checkbox"
-                        checked={attached}
-                        onChange={() =>
-                          act(() =>
-                            attached
-                              ? unwrap(
-                                  parley().api.POST('/v2/knowledge_base/{knowledge_base_id}/detach', {
-                                    params: { path },
-                                    body: { model_id },
-                                  }),
-                                )
-                              : unwrap(
-                                  parley().api.POST('/v2/knowledge_base/{knowledge_base_id}/attach', {
-                                    params: { path, query: { model_id } },
-                                  }),
-                                ),
-                          )
-                        }
-                      />
-                      {kb.name}
-                    </label>
-                  </li>
-                );
-              })}
-            </ul>
-          )
-        }
-      </Loading>
+      <AttachList
+        items={bases}
+        none="The workspace has no knowledge bases yet."
+        keyOf={(kb) => kb.knowledge_base_id}
+        label={(kb) => kb.name}
+        attached={(kb) => agent.knowledge_base_id === kb.knowledge_base_id}
+        onToggle={(kb, attached) => {
+          const path = { knowledge_base_id: kb.knowledge_base_id };
+          apply(() =>
+            attached
+              ? unwrap(
+                  parley().api.POST('/v2/knowledge_base/{knowledge_base_id}/detach', {
+                    params: { path },
+                    body: { model_id },
+                  }),
+                )
+              : unwrap(
+                  parley().api.POST('/v2/knowledge_base/{knowledge_base_id}/attach', {
+                    params: { path, query: { model_id } },
+                  }),
+                ),
+          );
+        }}
+      />
     </Page>
+  );
+}
+
+/** The workspace's actions or bases, each checked when it is attached to the agent. */
+function AttachList<T>(props: {
+  items: Loaded<T[]>;
+  none: string;
+  keyOf: (item: T) => string;
+  label: (item: T) => string;
+  attached: (item: T) => boolean;
+  onToggle: (item: T, attached: boolean) => void;
+}) {
+  return (
+    <Loading state={props.items}>
+      {(items) =>
+        items.length === 0 ? (
+          <p>{props.none}</p>
+        ) : (
+          <ul>
+            {items.map((item) => {
+              const attached = props.attached(item);
+              return (
+                <li key={props.keyOf(item)}>
+                  <label class="check">
+                    <input
+                      type="checkbox"
+                      checked={attached}
+                      onChange={() => props.onToggle(item, attached)}
+                    />
+                    {props.label(item)}
+                  </label>
+                </li>
+              );
+            })}
+          </ul>
+        )
+      }
+    </Loading>
   );
 }

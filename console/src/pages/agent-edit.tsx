@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../sdk/index.ts';
+import { CheckField } from '../form.tsx';
 import { go, href } from '../router.ts';
 import { describe, fieldError, parley, unwrap } from '../session.ts';
 import { ErrorNote, Field, Loading, Page, useLoad } from '../ui.tsx';
@@ -266,16 +267,12 @@ function Settings(props: { agent: Agent | null; onSaved: (modelId: string) => vo
             ['human', 'The person who answers ("Hello?"), then the agent'],
           ])}
         </Field>
-        <div class="field">
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={form.greeting_interruptible}
-              onChange={(e) => set('greeting_interruptible', e.currentTarget.checked)}
-            />
-            The caller may interrupt the greeting
-          </label>
-        </div>
+        <CheckField
+          checked={form.greeting_interruptible}
+          onChecked={(on) => set('greeting_interruptible', on)}
+        >
+          The caller may interrupt the greeting
+        </CheckField>
         <Field
           label="Voice"
           id="voice_id"
@@ -328,16 +325,9 @@ function Settings(props: { agent: Agent | null; onSaved: (modelId: string) => vo
             ))}
           </select>
         </Field>
-        <div class="field">
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={form.is_recording}
-              onChange={(e) => set('is_recording', e.currentTarget.checked)}
-            />
-            Record calls
-          </label>
-        </div>
+        <CheckField checked={form.is_recording} onChecked={(on) => set('is_recording', on)}>
+          Record calls
+        </CheckField>
         <Field label="Post-call webhook URL" id="external_webhook_url" error={err('external_webhook_url')}>
           {input('external_webhook_url', { type: 'url', placeholder: 'https://…' })}
         </Field>

@@ -1,7 +1,7 @@
-import { useState } from 'preact/hooks';
 import type { components } from '../../../sdk/index.ts';
 import { parley, unwrap } from '../session.ts';
-import { ErrorNote, Loading, Page, useLoad, when } from '../ui.tsx';
+import { ListTable } from '../table.tsx';
+import { ErrorNote, Loading, Page, useChange, useLoad, when } from '../ui.tsx';
 
 // Versions: publish the draft, see what changed against the live version, make one live or
 // restore it into the draft (a roll-back).
@@ -29,16 +29,13 @@ export function AgentVersions(props: { agent: Agent }) {
       ),
     [model_id, versions.data],
   );
-  const [error, setError] = useState<unknown>(undefined);
-  const act = async (run: () => Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await run();
+  const change = useChange();
+  /** Runs a change to the versions (after `question`, when given), then reads them again. */
+  const act = (request: () => Promise<unknown>, question?: string) =>
+    void change.run(async () => {
+      await request();
       versions.reload();
-    } catch (e) {
-      setError(e);
-    }
-  };
+    }, question);
   return (
     <Page
       title={`${props.agent.name}: versions`}
@@ -53,109 +50,82 @@ export function AgentVersions(props: { agent: Agent }) {
         </button>
       }
     >
-      <ErrorNote error={error} />
+      <ErrorNote error={change.error} />
       <h2>Draft against the live version</h2>
       <Loading state={diff}>
-        {(d) =>
-          d.changes.length === 0 ? (
-            <p>The draft is the same as the live version.</p>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Field</th>
-                    <th scope="col">Live</th>
-                    <th scope="col">Draft</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.changes.map((c) => (
-                    <tr>
-                      <td>{c.path}</td>
-                      <td>
-                        <code>{JSON.stringify(c.from)}</code>
-                      </td>
-                      <td>
-                        <code>{JSON.stringify(c.to)}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(d) => (
+          <ListTable
+            columns={['Field', 'Live', 'Draft']}
+            items={d.changes}
+            empty={<p>The draft is the same as the live version.</p>}
+            row={(c) => (
+              <tr>
+                <td>{c.path}</td>
+                <td>
+                  <code>{JSON.stringify(c.from)}</code>
+                </td>
+                <td>
+                  <code>{JSON.stringify(c.to)}</code>
+                </td>
+              </tr>
+            )}
+          />
+        )}
       </Loading>
       <h2>Published versions</h2>
       <Loading state={versions}>
-        {(v) =>
-          v.versions.length === 0 ? (
-            <p>Nothing published yet: calls run the draft.</p>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Version</th>
-                    <th scope="col">Published</th>
-                    <th scope="col">Live</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {v.versions.map((version) => {
-                    const at = { params: { path: { model_id, version_id: version.version_id } } };
-                    return (
-                      <tr key={version.version_id}>
-                        <td>{version.number}</td>
-                        <td>{when(version.created_at)}</td>
-                        <td>{version.is_live ? 'Live' : ''}</td>
-                        <td class="actions">
-                          {version.is_live ? null : (
-                            <button
-                              type="button"
-                              class="secondary"
-                              onClick={() =>
-                                act(() =>
-                                  unwrap(
-                                    parley().api.POST(
-                                      '/v2/assistants/{model_id}/versions/{version_id}/live',
-                                      at,
-                                    ),
-                                  ),
-                                )
-                              }
-                            >
-                              Make live
-                            </button>
-                          )}
-                          <button
-                            type="button"
-                            class="secondary"
-                            onClick={() =>
-                              confirm(`Replace the draft with version ${version.number}?`) &&
-                              act(() =>
-                                unwrap(
-                                  parley().api.POST(
-                                    '/v2/assistants/{model_id}/versions/{version_id}/restore',
-                                    at,
-                                  ),
-                                ),
-                              )
-                            }
-                          >
-                            Restore into the draft
-                          </button>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {(v) => (
+          <ListTable
+            columns={['Version', 'Published', 'Live', 'Actions']}
+            items={v.versions}
+            empty={<p>Nothing published yet: calls run the draft.</p>}
+            row={(version) => {
+              const at = { params: { path: { model_id, version_id: version.version_id } } };
+              return (
+                <tr key={version.version_id}>
+                  <td>{version.number}</td>
+                  <td>{when(version.created_at)}</td>
+                  <td>{version.is_live ? 'Live' : ''}</td>
+                  <td class="actions">
+                    {version.is_live ? null : (
+                      <button
+                        type="button"
+                        class="secondary"
+                        onClick={() =>
+                          act(() =>
+                            unwrap(
+                              parley().api.POST('/v2/assistants/{model_id}/versions/{version_id}/live', at),
+                            ),
+                          )
+                        }
+                      >
+                        Make live
+                      </button>
+                    )}
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() =>
+                        act(
+                          () =>
+                            unwrap(
+                              parley().api.POST(
+                                '/v2/assistants/{model_id}/versions/{version_id}/restore',
+                                at,
+                              ),
+                            ),
+                          `Replace the draft with version ${version.number}?`,
+                        )
+                      }
+                    >
+                      Restore into the draft
+                    </button>
+                  </td>
+                </tr>
+              );
+            }}
+          />
+        )}
       </Loading>
     </Page>
   );

@@ -1,15 +1,13 @@
-import { useState } from 'preact/hooks';
 import { href } from '../router.ts';
 import { parley, unwrap } from '../session.ts';
-import { Loading, Page, Pager, useLoad, when } from '../ui.tsx';
+import { ListTable, optional, usePagedList } from '../table.tsx';
+import { Loading, Page, when } from '../ui.tsx';
 
 const LIMIT = 50;
 
 export function Agents() {
-  const [offset, setOffset] = useState(0);
-  const list = useLoad(
-    () => unwrap(parley().api.GET('/v2/assistants/', { params: { query: { limit: LIMIT, offset } } })),
-    [offset],
+  const { list, paging } = usePagedList(LIMIT, (page) =>
+    unwrap(parley().api.GET('/v2/assistants/', { params: { query: page } })),
   );
   return (
     <Page
@@ -21,45 +19,28 @@ export function Agents() {
       }
     >
       <Loading state={list}>
-        {(data) =>
-          data.assistants.length === 0 ? (
-            <p>
-              No agents yet. <a href={href('agents', 'new')}>Create the first one.</a>
-            </p>
-          ) : (
-            <>
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Type</th>
-                      <th scope="col" class="optional">
-                        Phone number
-                      </th>
-                      <th scope="col" class="optional">
-                        Updated
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.assistants.map((a) => (
-                      <tr key={a.model_id}>
-                        <td>
-                          <a href={href('agents', a.model_id)}>{a.name}</a>
-                        </td>
-                        <td>{a.type}</td>
-                        <td class="optional">{a.phone_number || '—'}</td>
-                        <td class="optional">{when(a.updated_at)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager offset={offset} limit={LIMIT} total={data.pagination.total_records} onPage={setOffset} />
-            </>
-          )
-        }
+        {(data) => (
+          <ListTable
+            columns={['Name', 'Type', ...optional('Phone number', 'Updated')]}
+            items={data.assistants}
+            empty={
+              <p>
+                No agents yet. <a href={href('agents', 'new')}>Create the first one.</a>
+              </p>
+            }
+            paging={paging(data.pagination.total_records)}
+            row={(a) => (
+              <tr key={a.model_id}>
+                <td>
+                  <a href={href('agents', a.model_id)}>{a.name}</a>
+                </td>
+                <td>{a.type}</td>
+                <td class="optional">{a.phone_number || '—'}</td>
+                <td class="optional">{when(a.updated_at)}</td>
+              </tr>
+            )}
+          />
+        )}
       </Loading>
     </Page>
   );

@@ -1,9 +1,12 @@
-import { useMemo, useState } from 'preact/hooks';
-import { allAgents, type components, type paths } from '../../../sdk/index.ts';
+import { useMemo } from 'preact/hooks';
+import type { paths } from '../../../sdk/index.ts';
+import { AgentFilter, loadAgents } from '../agent-choice.tsx';
 import { BarChart, ColumnChart, type Datum } from '../chart.tsx';
+import { ChoiceFilter, DateRange, dayMs, FilterForm, filterErrors, useFilters } from '../filters.tsx';
 import { href } from '../router.ts';
-import { describe, fieldError, parley, unwrap } from '../session.ts';
-import { Field, Loading, Page, useLoad, when } from '../ui.tsx';
+import { parley, unwrap } from '../session.ts';
+import { optional, Table } from '../table.tsx';
+import { Counter, Loading, Page, useLoad, when } from '../ui.tsx';
 
 // Analytics: `GET /v2/analytics` over a date range (default: the last 7 days), for all agents or
 // one, and for one type of call or all. The totals as counters, calls and minutes per day as
@@ -13,17 +16,12 @@ import { Field, Loading, Page, useLoad, when } from '../ui.tsx';
 type Query = NonNullable<paths['/v2/analytics']['get']['parameters']['query']>;
 type CallType = NonNullable<Query['type_of_call']>;
 type Report = paths['/v2/analytics']['get']['responses'][200]['content']['application/json']['response'];
-type Agent = components['schemas']['Agent'];
 
 const TYPE_LABELS: Record<Exclude<CallType, 'web'>, string> = {
   outbound: 'Outbound',
   inbound: 'Inbound',
   widget: 'Web (widget)',
 };
-
-function isType(v: string): v is Exclude<CallType, 'web'> {
-  return Object.hasOwn(TYPE_LABELS, v);
-}
 
 interface Filters {
   /** `yyyy-mm-dd`, or empty. */
@@ -37,11 +35,8 @@ const NO_FILTERS: Filters = { from: '', to: '', modelId: '', type: '' };
 
 /** Local midnight of a `yyyy-mm-dd` day (`endOf`: its last ms), as ISO 8601 with a zone. */
 function dayIso(day: string, endOf: boolean): string | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  if (!match) return undefined;
-  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const ms = endOf ? new Date(y, m - 1, d + 1).getTime() - 1 : new Date(y, m - 1, d).getTime();
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  const ms = dayMs(day, endOf);
+  return ms === undefined ? undefined : new Date(ms).toISOString();
 }
 
 function queryOf(f: Filters): Query {
@@ -58,25 +53,6 @@ function queryOf(f: Filters): Query {
 }
 
 const FILTER_FIELDS = ['model_id', 'type_of_call', 'to_date', 'from_date'] as const;
-type FilterField = (typeof FILTER_FIELDS)[number];
-
-function filterErrors(err: unknown): Partial<Record<FilterField, string>> {
-  for (const field of FILTER_FIELDS) {
-    const message = fieldError(err, field);
-    if (message) return { [field]: message };
-  }
-  return {};
-}
-
-function invalid(id: string, error: string | undefined) {
-  return error ? { 'aria-invalid': 'true' as const, 'aria-describedby': `${id}-error` } : {};
-}
-
-async function loadAgents(): Promise<Agent[]> {
-  const agents: Agent[] = [];
-  for await (const agent of allAgents(parley(), {}, 1000)) agents.push(agent);
-  return agents.sort((a, b) => a.name.localeCompare(b.name));
-}
 
 const fmt = (n: number) => n.toLocaleString();
 
@@ -107,106 +83,43 @@ function durationText(seconds: number): string {
 }
 
 export function Analytics() {
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const { draft, applied, set, apply, clear } = useFilters(NO_FILTERS);
   const agents = useLoad(loadAgents, []);
   const report = useLoad(
-    () => unwrap(parley().api.GET('/v2/analytics', { params: { query: queryOf(filters) } })),
-    [filters],
+    () => unwrap(parley().api.GET('/v2/analytics', { params: { query: queryOf(applied) } })),
+    [applied],
   );
-  const errors = filterErrors(report.error);
-  const claimed = Object.keys(errors).length > 0;
-  const set = <K extends keyof Filters>(key: K, value: Filters[K]) =>
-    setDraft((d) => ({ ...d, [key]: value }));
+  const { errors, refused } = filterErrors(report.error, FILTER_FIELDS);
 
   return (
     <Page title="Analytics">
-      <form
-        class="filters"
-        aria-label="Choose the range"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          setFilters({ ...draft });
-        }}
-      >
-        <Field label="From" id="an-from" error={errors.from_date} hint="Empty: 7 days before the end.">
-          <input
-            id="an-from"
-            type="date"
-            value={draft.from}
-            onInput={(e) => set('from', e.currentTarget.value)}
-            aria-describedby={['an-from-hint', errors.from_date ? 'an-from-error' : '']
-              .filter(Boolean)
-              .join(' ')}
-            aria-invalid={errors.from_date ? 'true' : undefined}
-          />
-        </Field>
-        <Field label="To" id="an-to" error={errors.to_date} hint="Empty: now. At most 120 days in all.">
-          <input
-            id="an-to"
-            type="date"
-            value={draft.to}
-            onInput={(e) => set('to', e.currentTarget.value)}
-            aria-describedby={['an-to-hint', errors.to_date ? 'an-to-error' : ''].filter(Boolean).join(' ')}
-            aria-invalid={errors.to_date ? 'true' : undefined}
-          />
-        </Field>
-        <Field
-          label="Agent"
+      <FilterForm label="Choose the range" onApply={apply} onReset={clear} apply="Show" reset="Last 7 days">
+        <DateRange
+          prefix="an"
+          from={draft.from}
+          to={draft.to}
+          onValue={set}
+          errors={{ from: errors.from_date, to: errors.to_date }}
+          hints={{ from: 'Empty: 7 days before the end.', to: 'Empty: now. At most 120 days in all.' }}
+        />
+        <AgentFilter
           id="an-agent"
+          agents={agents}
+          value={draft.modelId}
+          onValue={(v) => set('modelId', v)}
           error={errors.model_id}
-          {...(agents.error !== undefined ? { hint: `Agents not loaded: ${describe(agents.error)}` } : {})}
-        >
-          <select
-            id="an-agent"
-            value={draft.modelId}
-            onChange={(e) => set('modelId', e.currentTarget.value)}
-            {...invalid('an-agent', errors.model_id)}
-          >
-            <option value="">All agents</option>
-            {(agents.data ?? []).map((a) => (
-              <option key={a.model_id} value={a.model_id}>
-                {a.name || a.model_id}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Type of call" id="an-type" error={errors.type_of_call}>
-          <select
-            id="an-type"
-            value={draft.type}
-            onChange={(e) => {
-              const v = e.currentTarget.value;
-              set('type', isType(v) ? v : '');
-            }}
-            {...invalid('an-type', errors.type_of_call)}
-          >
-            <option value="">All types</option>
-            {(Object.keys(TYPE_LABELS) as Exclude<CallType, 'web'>[]).map((t) => (
-              <option key={t} value={t}>
-                {TYPE_LABELS[t]}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <div class="field">
-          <div class="actions">
-            <button type="submit">Show</button>
-            <button
-              type="button"
-              class="secondary"
-              onClick={() => {
-                setDraft(NO_FILTERS);
-                setFilters({ ...NO_FILTERS });
-              }}
-            >
-              Last 7 days
-            </button>
-          </div>
-        </div>
-      </form>
-      {claimed ? (
+        />
+        <ChoiceFilter
+          label="Type of call"
+          id="an-type"
+          any="All types"
+          labels={TYPE_LABELS}
+          value={draft.type}
+          onValue={(v) => set('type', v)}
+          error={errors.type_of_call}
+        />
+      </FilterForm>
+      {refused ? (
         <p>No report: the API refused the range (see the marked field).</p>
       ) : (
         <Loading state={report}>{(r) => <ReportView report={r} />}</Loading>
@@ -250,28 +163,26 @@ function ReportView(props: { report: Report }) {
       </p>
       <h2>Totals</h2>
       <div class="counters">
-        <div>
-          <strong>{fmt(d.total_calls)}</strong> calls
+        <Counter value={fmt(d.total_calls)}>
+          calls
           <small class="hint"> {change(d.total_calls_percentage_change)}</small>
-        </div>
-        <div>
-          <strong>{fmt(d.total_minutes)}</strong> minutes
+        </Counter>
+        <Counter value={fmt(d.total_minutes)}>
+          minutes
           <small class="hint"> {change(d.total_minutes_percentage_change)}</small>
-        </div>
-        <div>
-          <strong>{durationText(d.average_duration)}</strong> average answered call
+        </Counter>
+        <Counter value={durationText(d.average_duration)}>
+          average answered call
           <small class="hint"> {change(d.total_duration_percentage_change)}</small>
-        </div>
-        <div>
-          <strong>{analysed > 0 ? `${fmt(sentiment.positive_percentage)} %` : '—'}</strong> positive callers
+        </Counter>
+        <Counter value={analysed > 0 ? `${fmt(sentiment.positive_percentage)} %` : '—'}>
+          positive callers
           <small class="hint">
             {' '}
             {analysed > 0 ? `of ${fmt(analysed)} analysed calls` : 'no call analysed'}
           </small>
-        </div>
-        <div>
-          <strong>{fmt(actionRuns)}</strong> action runs
-        </div>
+        </Counter>
+        <Counter value={fmt(actionRuns)}>action runs</Counter>
       </div>
       {d.total_calls === 0 ? <p>No calls in this range.</p> : null}
       <h2>Calls per day</h2>
@@ -310,71 +221,43 @@ function ReportView(props: { report: Report }) {
       {agentRows.length === 0 ? (
         <p>No agent had calls in this range.</p>
       ) : (
-        <div class="table-wrap">
-          <table aria-label="Agents">
-            <thead>
-              <tr>
-                <th scope="col">Agent</th>
-                <th scope="col">Calls</th>
-                <th scope="col">Minutes</th>
-                <th scope="col" class="optional">
-                  Goal met
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {agentRows.map((a) => (
-                <tr key={a.model_id}>
-                  <td>
-                    {a.name ? (
-                      <a href={href('agents', a.model_id)}>{a.name}</a>
-                    ) : (
-                      <span class="hint">deleted agent</span>
-                    )}
-                  </td>
-                  <td>{fmt(a.calls_made)}</td>
-                  <td>{fmt(a.minutes)}</td>
-                  <td class="optional">{a.success === undefined ? '—' : `${fmt(a.success)} %`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table label="Agents" columns={['Agent', 'Calls', 'Minutes', ...optional('Goal met')]}>
+          {agentRows.map((a) => (
+            <tr key={a.model_id}>
+              <td>
+                {a.name ? (
+                  <a href={href('agents', a.model_id)}>{a.name}</a>
+                ) : (
+                  <span class="hint">deleted agent</span>
+                )}
+              </td>
+              <td>{fmt(a.calls_made)}</td>
+              <td>{fmt(a.minutes)}</td>
+              <td class="optional">{a.success === undefined ? '—' : `${fmt(a.success)} %`}</td>
+            </tr>
+          ))}
+        </Table>
       )}
       <h2>Recent calls</h2>
       {r.recent_call_history.items.length === 0 ? (
         <p>None.</p>
       ) : (
-        <div class="table-wrap">
-          <table aria-label="Recent calls">
-            <thead>
-              <tr>
-                <th scope="col">Placed</th>
-                <th scope="col">Agent</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="optional">
-                  Number
-                </th>
-                <th scope="col" class="optional">
-                  Duration
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {r.recent_call_history.items.map((c) => (
-                <tr key={c.call_id}>
-                  <td>
-                    <a href={href('calls', c.call_id)}>{when(c.created_at)}</a>
-                  </td>
-                  <td>{c.agent_name || '—'}</td>
-                  <td>{words(c.call_status)}</td>
-                  <td class="optional">{c.lead_phone_number || '—'}</td>
-                  <td class="optional">{durationText(c.duration)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          label="Recent calls"
+          columns={['Placed', 'Agent', 'Status', ...optional('Number', 'Duration')]}
+        >
+          {r.recent_call_history.items.map((c) => (
+            <tr key={c.call_id}>
+              <td>
+                <a href={href('calls', c.call_id)}>{when(c.created_at)}</a>
+              </td>
+              <td>{c.agent_name || '—'}</td>
+              <td>{words(c.call_status)}</td>
+              <td class="optional">{c.lead_phone_number || '—'}</td>
+              <td class="optional">{durationText(c.duration)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
     </>
   );

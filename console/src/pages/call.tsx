@@ -3,7 +3,8 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ParleyError, type paths } from '../../../sdk/index.ts';
 import { go, href } from '../router.ts';
 import { fieldError, parley, unwrap } from '../session.ts';
-import { ErrorNote, Loading, Page, Pager, useLoad, when } from '../ui.tsx';
+import { ListTable, optional, Table, usePagedList } from '../table.tsx';
+import { ErrorNote, Loading, Page, useLoad, when } from '../ui.tsx';
 
 // One call: its record, the recording with a transcript that seeks it, the latency of each agent
 // turn, the actions, analysis and collected variables, and the post-call webhook's deliveries.
@@ -58,7 +59,7 @@ function secondsText(value: unknown): string {
 }
 
 /** The end reason in words: the vendor's literal `undefined` (no answer, busy, failed) shows as none. */
-function endReason(reason: string | null, custom: string | null): string {
+export function endReason(reason: string | null, custom: string | null): string {
   const base = reason && reason !== 'undefined' ? reason : '';
   if (custom) return base ? `${base}: ${custom}` : custom;
   return base || '—';
@@ -365,41 +366,27 @@ function Latency(props: { quality: unknown }) {
       {turns.length === 0 ? (
         <p>No agent turns were measured.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="hint">
-              {q.mode === 'voice'
-                ? "Times in ms; total is from the end of the caller's speech to the first frame out."
-                : 'Times in ms.'}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Turn</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Total</th>
-                {stages.map(([key, label]) => (
-                  <th key={key} scope="col" class="optional">
-                    {label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {turns.map((t, i) => (
-                <tr key={i}>
-                  <td>{num(t.turn) ?? i + 1}</td>
-                  <td>{str(t.kind) ?? '—'}</td>
-                  <td>{num(t.total_ms) ?? '—'}</td>
-                  {stages.map(([key]) => (
-                    <td key={key} class="optional">
-                      {num(t[key]) ?? '—'}
-                    </td>
-                  ))}
-                </tr>
+        <Table
+          caption={
+            q.mode === 'voice'
+              ? "Times in ms; total is from the end of the caller's speech to the first frame out."
+              : 'Times in ms.'
+          }
+          columns={['Turn', 'Kind', 'Total', ...optional(...stages.map(([, label]) => label))]}
+        >
+          {turns.map((t, i) => (
+            <tr key={i}>
+              <td>{num(t.turn) ?? i + 1}</td>
+              <td>{str(t.kind) ?? '—'}</td>
+              <td>{num(t.total_ms) ?? '—'}</td>
+              {stages.map(([key]) => (
+                <td key={key} class="optional">
+                  {num(t[key]) ?? '—'}
+                </td>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </tr>
+          ))}
+        </Table>
       )}
     </>
   );
@@ -409,61 +396,48 @@ function Timeline(props: { timeline: unknown[] }) {
   const entries = props.timeline.filter(isObj);
   if (entries.length === 0) return <p>No actions ran.</p>;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Action</th>
-            <th scope="col" class="optional">
-              Type
-            </th>
-            <th scope="col">Attempt</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="optional">
-              Started
-            </th>
-            <th scope="col" class="optional">
-              Finished
-            </th>
-            <th scope="col">Details</th>
+    <Table
+      columns={[
+        'Action',
+        ...optional('Type'),
+        'Attempt',
+        'Status',
+        ...optional('Started', 'Finished'),
+        'Details',
+      ]}
+    >
+      {entries.map((e, i) => {
+        const detail: Obj = {};
+        for (const key of [
+          'parameters_from_llm',
+          'parameters_hard_coded',
+          'transfer',
+          'human_connected_at',
+        ]) {
+          const v = e[key];
+          if (v !== undefined && v !== null && !(isObj(v) && Object.keys(v).length === 0)) detail[key] = v;
+        }
+        return (
+          <tr key={i}>
+            <td>{str(e.name) ?? '—'}</td>
+            <td class="optional">{str(e.action_type) ?? '—'}</td>
+            <td>{num(e.attempt) ?? '—'}</td>
+            <td>{str(e.status) ?? '—'}</td>
+            <td class="optional">{when(str(e.started_at))}</td>
+            <td class="optional">{when(str(e.finished_at))}</td>
+            <td>
+              {str(e.failed_reason) ? <p class="field-error">{str(e.failed_reason)}</p> : null}
+              {Object.keys(detail).length > 0 ? (
+                <details>
+                  <summary>Parameters</summary>
+                  <pre>{JSON.stringify(detail, null, 2)}</pre>
+                </details>
+              ) : null}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {entries.map((e, i) => {
-            const detail: Obj = {};
-            for (const key of [
-              'parameters_from_llm',
-              'parameters_hard_coded',
-              'transfer',
-              'human_connected_at',
-            ]) {
-              const v = e[key];
-              if (v !== undefined && v !== null && !(isObj(v) && Object.keys(v).length === 0))
-                detail[key] = v;
-            }
-            return (
-              <tr key={i}>
-                <td>{str(e.name) ?? '—'}</td>
-                <td class="optional">{str(e.action_type) ?? '—'}</td>
-                <td>{num(e.attempt) ?? '—'}</td>
-                <td>{str(e.status) ?? '—'}</td>
-                <td class="optional">{when(str(e.started_at))}</td>
-                <td class="optional">{when(str(e.finished_at))}</td>
-                <td>
-                  {str(e.failed_reason) ? <p class="field-error">{str(e.failed_reason)}</p> : null}
-                  {Object.keys(detail).length > 0 ? (
-                    <details>
-                      <summary>Parameters</summary>
-                      <pre>{JSON.stringify(detail, null, 2)}</pre>
-                    </details>
-                  ) : null}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </Table>
   );
 }
 
@@ -471,35 +445,19 @@ function ExecutedActions(props: { actions: Obj }) {
   const actions = Object.entries(props.actions).filter((entry): entry is [string, Obj] => isObj(entry[1]));
   if (actions.length === 0) return <p>No executed actions.</p>;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Action</th>
-            <th scope="col" class="optional">
-              Type
-            </th>
-            <th scope="col" class="optional">
-              When
-            </th>
-            <th scope="col">Result</th>
-          </tr>
-        </thead>
-        <tbody>
-          {actions.map(([key, a]) => (
-            <tr key={key}>
-              <td>{str(a.name) ?? key}</td>
-              <td class="optional">{str(a.action_type) ?? '—'}</td>
-              <td class="optional">{when(str(a.timestamp_datetime))}</td>
-              <td>
-                {str(a.error_message) ? <p class="field-error">{str(a.error_message)}</p> : null}
-                <Entries value={a.return_value} empty="No return value." />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table columns={['Action', ...optional('Type', 'When'), 'Result']}>
+      {actions.map(([key, a]) => (
+        <tr key={key}>
+          <td>{str(a.name) ?? key}</td>
+          <td class="optional">{str(a.action_type) ?? '—'}</td>
+          <td class="optional">{when(str(a.timestamp_datetime))}</td>
+          <td>
+            {str(a.error_message) ? <p class="field-error">{str(a.error_message)}</p> : null}
+            <Entries value={a.return_value} empty="No return value." />
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -526,64 +484,43 @@ function CollectedVariables(props: { value: unknown }) {
 const LOG_PAGE = 20;
 
 function Deliveries(props: { callId: string; refreshed: number }) {
-  const [offset, setOffset] = useState(0);
-  const logs = useLoad(
-    () =>
+  const {
+    list: logs,
+    offset,
+    paging,
+  } = usePagedList(
+    LOG_PAGE,
+    ({ limit, offset }) =>
       unwrap(
         parley().api.GET('/v2/logs', {
-          params: {
-            query: { call_id: props.callId, page_number: offset / LOG_PAGE + 1, page_size: LOG_PAGE },
-          },
+          params: { query: { call_id: props.callId, page_number: offset / limit + 1, page_size: limit } },
         }),
       ),
-    [props.callId, offset, props.refreshed],
+    [props.callId, props.refreshed],
   );
   return (
     <Loading state={logs}>
-      {(page) =>
-        page.items.length === 0 && offset === 0 ? (
-          <p>No webhook deliveries for this call.</p>
-        ) : (
-          <>
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Type</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Response</th>
-                    <th scope="col">Attempt</th>
-                    <th scope="col" class="optional">
-                      Time
-                    </th>
-                    <th scope="col" class="optional">
-                      URL
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.items.map((log) => (
-                    <tr key={log.webhook_log_id}>
-                      <td>{log.webhook_type}</td>
-                      <td>{log.status}</td>
-                      <td>
-                        {log.response_status_code ?? 'No answer'}
-                        {log.error ? <span class="hint"> ({log.error})</span> : null}
-                      </td>
-                      <td>{log.attempt_number}</td>
-                      <td class="optional">{when(log.created_at)}</td>
-                      <td class="optional">{log.url}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            {page.total > LOG_PAGE || offset > 0 ? (
-              <Pager offset={offset} limit={LOG_PAGE} total={page.total} onPage={setOffset} />
-            ) : null}
-          </>
-        )
-      }
+      {(page) => (
+        <ListTable
+          columns={['Type', 'Status', 'Response', ...optional('Attempt', 'Time', 'URL')]}
+          items={page.items}
+          empty={offset === 0 ? <p>No webhook deliveries for this call.</p> : undefined}
+          paging={page.total > LOG_PAGE || offset > 0 ? paging(page.total) : undefined}
+          row={(log) => (
+            <tr key={log.webhook_log_id}>
+              <td>{log.webhook_type}</td>
+              <td>{log.status}</td>
+              <td>
+                {log.response_status_code ?? 'No answer'}
+                {log.error ? <span class="hint"> ({log.error})</span> : null}
+              </td>
+              <td class="optional">{log.attempt_number}</td>
+              <td class="optional">{when(log.created_at)}</td>
+              <td class="optional">{log.url}</td>
+            </tr>
+          )}
+        />
+      )}
     </Loading>
   );
 }

@@ -1,8 +1,11 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ParleyError, type paths } from '../../../sdk/index.ts';
 import { href } from '../router.ts';
+import { SelectField } from '../form.tsx';
+import { usePolled } from '../polled.ts';
 import { describe, parley, unwrap } from '../session.ts';
-import { ErrorNote, Field, Loading, Page, Pager, useLoad, when } from '../ui.tsx';
+import { ListTable, optional, usePagedList } from '../table.tsx';
+import { Counter, ErrorNote, Loading, LoadingPage, NotFound, Page, Term, useLoad, when } from '../ui.tsx';
 
 // One campaign (a batch of calls): its live counters (polled every 2 s until it is completed or
 // canceled), pause / resume / cancel, and its recipients one page at a time (a campaign may hold a
@@ -57,54 +60,20 @@ type Action = 'pause' | 'resume' | 'cancel';
 
 export function Campaign(props: { batchCallId: string }) {
   const id = props.batchCallId;
-  const [batch, setBatch] = useState<Batch | undefined>(undefined);
-  const [loadError, setLoadError] = useState<unknown>(undefined);
-  const [pollError, setPollError] = useState<unknown>(undefined);
+  const polled = usePolled(
+    () =>
+      unwrap(
+        parley().api.GET('/v2/calls/batch/{batch_call_id}', { params: { path: { batch_call_id: id } } }),
+      ),
+    (b) => FINAL.has(b.status),
+    POLL_MS,
+    [id],
+  );
+  const { record: batch, loadError, pollError } = polled;
   const [actionError, setActionError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState<Action | null>(null);
-  // Bumped around every action, so that a poll answer sent before it cannot undo what it shows.
-  const seq = useRef(0);
-  const status = useRef<BatchStatus | undefined>(undefined);
-
-  useEffect(() => {
-    let live = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let loaded = false;
-    setBatch(undefined);
-    setLoadError(undefined);
-    setPollError(undefined);
-    setActionError(undefined);
-    status.current = undefined;
-    const poll = async () => {
-      const mine = seq.current;
-      let again = true;
-      try {
-        const b = await unwrap(
-          parley().api.GET('/v2/calls/batch/{batch_call_id}', { params: { path: { batch_call_id: id } } }),
-        );
-        if (!live) return;
-        if (mine === seq.current) {
-          loaded = true;
-          status.current = b.status;
-          setBatch(b);
-          setPollError(undefined);
-        }
-      } catch (err) {
-        if (!live) return;
-        // A refusal (not found, say) stays so; no answer or a server error is tried again.
-        again = err instanceof ParleyError && err.retryable;
-        if (loaded) setPollError(err);
-        else setLoadError(err);
-      }
-      if (!live || !again || (status.current !== undefined && FINAL.has(status.current))) return;
-      timer = setTimeout(() => void poll(), POLL_MS);
-    };
-    void poll();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [id]);
+  // Another campaign's page starts without the last one's refusal.
+  useEffect(() => setActionError(undefined), [id]);
 
   const act = async (action: Action) => {
     if (
@@ -117,7 +86,7 @@ export function Campaign(props: { batchCallId: string }) {
     }
     setBusy(action);
     setActionError(undefined);
-    seq.current++;
+    polled.hold();
     const params = { params: { path: { batch_call_id: id } } };
     const api = parley().api;
     try {
@@ -128,11 +97,9 @@ export function Campaign(props: { batchCallId: string }) {
             ? api.POST('/v2/calls/batch/{batch_call_id}/resume', params)
             : api.POST('/v2/calls/batch/{batch_call_id}/cancel', params),
       );
-      seq.current++;
-      status.current = b.status;
-      setBatch(b);
+      polled.replace(b);
     } catch (err) {
-      seq.current++;
+      polled.hold();
       setActionError(err);
     } finally {
       setBusy(null);
@@ -141,20 +108,9 @@ export function Campaign(props: { batchCallId: string }) {
 
   if (batch === undefined) {
     if (loadError instanceof ParleyError && loadError.status === 404) {
-      return (
-        <Page title="Campaign not found">
-          <p>This campaign does not exist.</p>
-          <p>
-            <a href={href('campaigns')}>Back to the campaigns</a>
-          </p>
-        </Page>
-      );
+      return <NotFound thing="campaign" back={href('campaigns')} backText="Back to the campaigns" />;
     }
-    return (
-      <Page title="Campaign">
-        {loadError !== undefined ? <ErrorNote error={loadError} /> : <p aria-busy="true">Loading…</p>}
-      </Page>
-    );
+    return <LoadingPage title="Campaign" error={loadError} />;
   }
 
   const s = batch.status;
@@ -204,19 +160,16 @@ export function Campaign(props: { batchCallId: string }) {
           The counters could not be refreshed: {describe(pollError)}
         </p>
       ) : null}
-      <dl>
-        <dt>Status</dt>
-        <dd>{BATCH_STATUS[s] ?? s}</dd>
-        <dt>Agent</dt>
-        <dd>
+      <dl class="details">
+        <Term label="Status">{BATCH_STATUS[s] ?? s}</Term>
+        <Term label="Agent">
           <AgentLink modelId={batch.model_id} />
-        </dd>
-        <dt>From number</dt>
-        <dd>{batch.from_phone_number}</dd>
-        <dt>Starts</dt>
-        <dd>{batch.trigger_timestamp === null ? 'At once' : when(batch.trigger_timestamp)}</dd>
-        <dt>Created</dt>
-        <dd>{when(batch.created_at)}</dd>
+        </Term>
+        <Term label="From number">{batch.from_phone_number}</Term>
+        <Term label="Starts">
+          {batch.trigger_timestamp === null ? 'At once' : when(batch.trigger_timestamp)}
+        </Term>
+        <Term label="Created">{when(batch.created_at)}</Term>
       </dl>
       <div class="field">
         <label for="campaign-progress">
@@ -226,21 +179,11 @@ export function Campaign(props: { batchCallId: string }) {
         <progress id="campaign-progress" max={Math.max(total, 1)} value={done} />
       </div>
       <div class="counters">
-        <div>
-          <strong>{count(total)}</strong> total
-        </div>
-        <div>
-          <strong>{count(batch.pending_count)}</strong> pending
-        </div>
-        <div>
-          <strong>{count(batch.dispatched_count)}</strong> dispatched
-        </div>
-        <div>
-          <strong>{count(batch.failed_count)}</strong> failed
-        </div>
-        <div>
-          <strong>{count(batch.canceled_count)}</strong> canceled
-        </div>
+        <Counter value={count(total)}>total</Counter>
+        <Counter value={count(batch.pending_count)}>pending</Counter>
+        <Counter value={count(batch.dispatched_count)}>dispatched</Counter>
+        <Counter value={count(batch.failed_count)}>failed</Counter>
+        <Counter value={count(batch.canceled_count)}>canceled</Counter>
       </div>
       <Recipients batchCallId={id} version={version} />
     </Page>
@@ -260,98 +203,84 @@ function AgentLink(props: { modelId: string }) {
 }
 
 function Recipients(props: { batchCallId: string; version: string }) {
-  const [offset, setOffset] = useState(0);
   const [filter, setFilter] = useState<TaskFilter | ''>('');
-  const page = useLoad(
-    () =>
+  const { list, offset, setOffset, paging } = usePagedList(
+    LIMIT,
+    (page) =>
       unwrap(
         parley().api.GET('/v2/calls/batch/{batch_call_id}/tasks', {
           params: {
             path: { batch_call_id: props.batchCallId },
-            query: { limit: LIMIT, offset, ...(filter ? { status: filter } : {}) },
+            query: { ...page, ...(filter ? { status: filter } : {}) },
           },
         }),
       ),
-    [props.batchCallId, offset, filter, props.version],
+    [props.batchCallId, filter, props.version],
   );
   return (
     <>
       <h2 id="recipients">Recipients</h2>
       <div class="filters">
-        <Field label="Status" id="recipient-status">
-          <select
-            id="recipient-status"
-            value={filter}
-            onChange={(e) => {
-              setFilter(e.currentTarget.value as TaskFilter | '');
-              setOffset(0);
-            }}
-          >
-            <option value="">All</option>
-            {(Object.entries(TASK_FILTERS) as [TaskFilter, string][]).map(([value, label]) => (
-              <option value={value}>{label}</option>
-            ))}
-          </select>
-        </Field>
+        <SelectField
+          label="Status"
+          id="recipient-status"
+          value={filter}
+          onValue={(v) => {
+            setFilter(v as TaskFilter | '');
+            setOffset(0);
+          }}
+        >
+          <option value="">All</option>
+          {(Object.entries(TASK_FILTERS) as [TaskFilter, string][]).map(([value, label]) => (
+            <option value={value}>{label}</option>
+          ))}
+        </SelectField>
       </div>
-      <Loading state={page}>
-        {(data) =>
-          data.tasks.length === 0 && offset === 0 ? (
-            <p>{filter ? 'No recipients with this status.' : 'No recipients.'}</p>
-          ) : (
-            <>
-              <div class="table-wrap">
-                <table aria-labelledby="recipients">
-                  <thead>
-                    <tr>
-                      <th scope="col">Phone</th>
-                      <th scope="col">Name</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Call</th>
-                      <th scope="col" class="optional">
-                        Your id
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.tasks.map((t) => (
-                      <tr key={t.task_id}>
-                        <td>{t.to_phone_number}</td>
-                        <td>{t.lead_name || '—'}</td>
-                        <td>
-                          {TASK_STATUS[t.status] ?? t.status}
-                          {t.error_message ? (
-                            <>
-                              <br />
-                              <small class="field-error">{t.error_message}</small>
-                            </>
-                          ) : null}
-                        </td>
-                        <td>
-                          {t.call_id ? (
-                            <a href={href('calls', t.call_id)}>
-                              {t.call_status ? `Call (${t.call_status.replace(/_/g, ' ')})` : 'Call'}
-                            </a>
-                          ) : (
-                            '—'
-                          )}
-                          {t.end_call_reason ? (
-                            <>
-                              <br />
-                              <small class="hint">{t.end_call_reason.replace(/_/g, ' ')}</small>
-                            </>
-                          ) : null}
-                        </td>
-                        <td class="optional">{t.id ?? '—'}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager offset={offset} limit={LIMIT} total={data.pagination.total_records} onPage={setOffset} />
-            </>
-          )
-        }
+      <Loading state={list}>
+        {(data) => (
+          <ListTable
+            labelledBy="recipients"
+            columns={['Phone', ...optional('Name'), 'Status', 'Call', ...optional('Your id')]}
+            items={data.tasks}
+            empty={
+              offset === 0 ? (
+                <p>{filter ? 'No recipients with this status.' : 'No recipients.'}</p>
+              ) : undefined
+            }
+            paging={paging(data.pagination.total_records)}
+            row={(t) => (
+              <tr key={t.task_id}>
+                <td>{t.to_phone_number}</td>
+                <td class="optional">{t.lead_name || '—'}</td>
+                <td>
+                  {TASK_STATUS[t.status] ?? t.status}
+                  {t.error_message ? (
+                    <>
+                      <br />
+                      <small class="field-error">{t.error_message}</small>
+                    </>
+                  ) : null}
+                </td>
+                <td>
+                  {t.call_id ? (
+                    <a href={href('calls', t.call_id)}>
+                      {t.call_status ? `Call (${t.call_status.replace(/_/g, ' ')})` : 'Call'}
+                    </a>
+                  ) : (
+                    '—'
+                  )}
+                  {t.end_call_reason ? (
+                    <>
+                      <br />
+                      <small class="hint">{t.end_call_reason.replace(/_/g, ' ')}</small>
+                    </>
+                  ) : null}
+                </td>
+                <td class="optional">{t.id ?? '—'}</td>
+              </tr>
+            )}
+          />
+        )}
       </Loading>
     </>
   );

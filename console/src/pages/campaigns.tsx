@@ -1,6 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import {
-  allAgents,
   blobText,
   checkFile,
   CsvError,
@@ -13,9 +12,22 @@ import {
   type FileCheck,
   type paths,
 } from '../../../sdk/index.ts';
+import { AgentField, loadAgents } from '../agent-choice.tsx';
+import { aria, focusFirstProblem, FormButtons, InputField, type Problems } from '../form.tsx';
 import { go, href } from '../router.ts';
 import { describe, fieldError, parley, unwrap } from '../session.ts';
-import { ErrorNote, Field, Loading, Page, Pager, useLoad, when, type Loaded } from '../ui.tsx';
+import { ListTable, optional, usePagedList } from '../table.tsx';
+import {
+  ErrorNote,
+  Field,
+  Loading,
+  Page,
+  plural,
+  useJumpTarget,
+  useLoad,
+  when,
+  type Loaded,
+} from '../ui.tsx';
 import { BATCH_STATUS, type Batch } from './campaign.tsx';
 
 // The campaigns (batches of calls), newest first, and a form for a new one: the recipients come
@@ -32,18 +44,11 @@ const RETRY_DELAY_MS = 500;
 const MAX_RETRY_AFTER_MS = 30_000;
 
 const count = (n: number) => n.toLocaleString();
-const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`;
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) out.push(item);
   return out;
-}
-
-function loadAgents(): Promise<Agent[]> {
-  return collect(allAgents(parley(), {}, 1000)).then((agents) =>
-    agents.sort((a, b) => a.name.localeCompare(b.name)),
-  );
 }
 
 function loadNumbers(): Promise<PhoneNumber[]> {
@@ -56,85 +61,58 @@ function loadNumbers(): Promise<PhoneNumber[]> {
 }
 
 export function Campaigns() {
-  const [offset, setOffset] = useState(0);
-  const list = useLoad(
-    () => unwrap(parley().api.GET('/v2/calls/batch', { params: { query: { limit: LIMIT, offset } } })),
-    [offset],
+  const { list, offset, paging } = usePagedList(LIMIT, (page) =>
+    unwrap(parley().api.GET('/v2/calls/batch', { params: { query: page } })),
   );
   const agents = useLoad(loadAgents, []);
   const names = useMemo(() => new Map((agents.data ?? []).map((a) => [a.model_id, a.name])), [agents.data]);
-  const headingRef = useRef<HTMLHeadingElement>(null);
-  const toForm = () => {
-    headingRef.current?.scrollIntoView({ block: 'start' });
-    headingRef.current?.focus();
-  };
+  const newForm = useJumpTarget();
 
   return (
     <Page
       title="Campaigns"
       actions={
-        <button type="button" class="secondary" onClick={toForm}>
+        <button type="button" class="secondary" onClick={newForm.jump}>
           New campaign
         </button>
       }
     >
       <Loading state={list}>
-        {(data) =>
-          data.batch_calls.length === 0 && offset === 0 ? (
-            <p>No campaigns yet: start the first one with the form below.</p>
-          ) : (
-            <>
-              <div class="table-wrap">
-                <table aria-label="Campaigns">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Agent</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Total</th>
-                      <th scope="col" class="optional">
-                        Pending
-                      </th>
-                      <th scope="col" class="optional">
-                        Dispatched
-                      </th>
-                      <th scope="col" class="optional">
-                        Failed
-                      </th>
-                      <th scope="col" class="optional">
-                        Canceled
-                      </th>
-                      <th scope="col" class="optional">
-                        Created
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.batch_calls.map((b) => (
-                      <tr key={b.batch_call_id}>
-                        <td>
-                          <a href={href('campaigns', b.batch_call_id)}>{b.name || 'Untitled campaign'}</a>
-                        </td>
-                        <td>{names.get(b.model_id) ?? b.model_id}</td>
-                        <td>{BATCH_STATUS[b.status] ?? b.status}</td>
-                        <td>{count(b.total_task_count)}</td>
-                        <td class="optional">{count(b.pending_count)}</td>
-                        <td class="optional">{count(b.dispatched_count)}</td>
-                        <td class="optional">{count(b.failed_count)}</td>
-                        <td class="optional">{count(b.canceled_count)}</td>
-                        <td class="optional">{when(b.created_at)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager offset={offset} limit={LIMIT} total={data.pagination.total_records} onPage={setOffset} />
-            </>
-          )
-        }
+        {(data) => (
+          <ListTable
+            label="Campaigns"
+            columns={[
+              'Name',
+              'Agent',
+              'Status',
+              'Total',
+              ...optional('Pending', 'Dispatched', 'Failed', 'Canceled', 'Created'),
+            ]}
+            items={data.batch_calls}
+            empty={
+              offset === 0 ? <p>No campaigns yet: start the first one with the form below.</p> : undefined
+            }
+            paging={paging(data.pagination.total_records)}
+            row={(b) => (
+              <tr key={b.batch_call_id}>
+                <td>
+                  <a href={href('campaigns', b.batch_call_id)}>{b.name || 'Untitled campaign'}</a>
+                </td>
+                <td>{names.get(b.model_id) ?? b.model_id}</td>
+                <td>{BATCH_STATUS[b.status] ?? b.status}</td>
+                <td>{count(b.total_task_count)}</td>
+                <td class="optional">{count(b.pending_count)}</td>
+                <td class="optional">{count(b.dispatched_count)}</td>
+                <td class="optional">{count(b.failed_count)}</td>
+                <td class="optional">{count(b.canceled_count)}</td>
+                <td class="optional">{when(b.created_at)}</td>
+              </tr>
+            )}
+          />
+        )}
       </Loading>
       <section aria-labelledby="new-campaign">
-        <h2 id="new-campaign" tabIndex={-1} ref={headingRef}>
+        <h2 id="new-campaign" tabIndex={-1} ref={newForm.heading}>
           New campaign
         </h2>
         <NewCampaign agents={agents} />
@@ -266,10 +244,8 @@ async function send(body: CreateBody): Promise<Batch> {
   }
 }
 
-/** `aria-describedby` for a control inside <Field>: its hint and error, when shown. */
-function describedBy(id: string, hint: boolean, error: string | undefined): string | undefined {
-  return [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
-}
+type CampaignField = 'agent' | 'from' | 'start' | 'file';
+const CAMPAIGN_FIELDS: CampaignField[] = ['agent', 'from', 'start', 'file'];
 
 const CSV_HINT =
   'A header row, then one recipient per row. The number: to_phone_number, phone, phone_number or number. ' +
@@ -284,7 +260,7 @@ function NewCampaign(props: { agents: Loaded<Agent[]> }) {
   const [start, setStart] = useState('');
   const [file, setFile] = useState<File | null>(null);
   const [check, setCheck] = useState<Check>({ kind: 'none' });
-  const [invalid, setInvalid] = useState<Partial<Record<'agent' | 'from' | 'start' | 'file', string>>>({});
+  const [invalid, setInvalid] = useState<Problems<CampaignField>>({});
   const [failure, setFailure] = useState<Failure | null>(null);
   const [progress, setProgress] = useState<Progress | null>(null);
   const busy = progress !== null;
@@ -381,11 +357,7 @@ function NewCampaign(props: { agents: Loaded<Agent[]> }) {
     else if (check.kind === 'error') problems.file = check.message;
     setInvalid(problems);
     setFailure(null);
-    const firstBad = (['agent', 'from', 'start', 'file'] as const).find((k) => problems[k]);
-    if (firstBad) {
-      document.getElementById(`campaign-${firstBad}`)?.focus();
-      return;
-    }
+    if (focusFirstProblem(problems, CAMPAIGN_FIELDS, (f) => `campaign-${f}`)) return;
     if (!file || check.kind !== 'ok') return;
 
     const total = check.result.total;
@@ -456,29 +428,21 @@ function NewCampaign(props: { agents: Loaded<Agent[]> }) {
     start: invalid.start ?? apiError('trigger_timestamp'),
     file: invalid.file ?? failure?.recipients ?? (check.kind === 'error' ? check.message : undefined),
   };
-  const agentsLoading = props.agents.data === undefined && props.agents.error === undefined;
 
   return (
     <form onSubmit={submit} noValidate aria-busy={busy ? 'true' : undefined}>
-      <ErrorNote error={props.agents.error} />
-      <Field label="Agent" id="campaign-agent" error={errors.agent}>
-        <select
-          id="campaign-agent"
-          value={agentId}
-          disabled={busy || agentsLoading}
-          aria-invalid={errors.agent ? 'true' : undefined}
-          aria-describedby={describedBy('campaign-agent', false, errors.agent)}
-          onChange={(e) => {
-            setAgentId(e.currentTarget.value);
-            setInvalid((v) => ({ ...v, agent: undefined, from: undefined }));
-          }}
-        >
-          <option value="">{agentsLoading ? 'Loading agents…' : 'Choose an agent'}</option>
-          {(props.agents.data ?? []).map((a) => (
-            <option value={a.model_id}>{a.name || a.model_id}</option>
-          ))}
-        </select>
-      </Field>
+      <AgentField
+        label="Agent"
+        id="campaign-agent"
+        agents={props.agents}
+        error={errors.agent}
+        disabled={busy}
+        value={agentId}
+        onValue={(v) => {
+          setAgentId(v);
+          setInvalid((p) => ({ ...p, agent: undefined, from: undefined }));
+        }}
+      />
       <ErrorNote error={numbers.error} />
       <Field
         label="From number"
@@ -496,8 +460,7 @@ function NewCampaign(props: { agents: Loaded<Agent[]> }) {
           id="campaign-from"
           value={from}
           disabled={busy || !agent || choices.length === 0}
-          aria-invalid={errors.from ? 'true' : undefined}
-          aria-describedby={describedBy('campaign-from', !agent || choices.length === 0, errors.from)}
+          {...aria('campaign-from', !agent || choices.length === 0, errors.from)}
           onChange={(e) => {
             setFrom(e.currentTarget.value);
             setInvalid((v) => ({ ...v, from: undefined }));
@@ -509,37 +472,30 @@ function NewCampaign(props: { agents: Loaded<Agent[]> }) {
           ))}
         </select>
       </Field>
-      <Field label="Name" id="campaign-name" error={errors.name} hint="Optional: how the campaign is listed.">
-        <input
-          id="campaign-name"
-          type="text"
-          maxLength={200}
-          value={name}
-          disabled={busy}
-          aria-invalid={errors.name ? 'true' : undefined}
-          aria-describedby={describedBy('campaign-name', true, errors.name)}
-          onInput={(e) => setName(e.currentTarget.value)}
-        />
-      </Field>
-      <Field
+      <InputField
+        label="Name"
+        id="campaign-name"
+        error={errors.name}
+        hint="Optional: how the campaign is listed."
+        type="text"
+        maxLength={200}
+        disabled={busy}
+        value={name}
+        onValue={setName}
+      />
+      <InputField
         label="Start time"
         id="campaign-start"
         error={errors.start}
         hint="Optional, in your local time. Empty: dialing starts at once."
-      >
-        <input
-          id="campaign-start"
-          type="datetime-local"
-          value={start}
-          disabled={busy}
-          aria-invalid={errors.start ? 'true' : undefined}
-          aria-describedby={describedBy('campaign-start', true, errors.start)}
-          onInput={(e) => {
-            setStart(e.currentTarget.value);
-            setInvalid((v) => ({ ...v, start: undefined }));
-          }}
-        />
-      </Field>
+        type="datetime-local"
+        disabled={busy}
+        value={start}
+        onValue={(v) => {
+          setStart(v);
+          setInvalid((p) => ({ ...p, start: undefined }));
+        }}
+      />
       <Field label="Recipients (CSV file)" id="campaign-file" error={errors.file} hint={CSV_HINT}>
         <input
           id="campaign-file"
@@ -547,9 +503,7 @@ function NewCampaign(props: { agents: Loaded<Agent[]> }) {
           accept=".csv,text/csv"
           disabled={busy}
           aria-invalid={errors.file ? 'true' : undefined}
-          aria-describedby={[describedBy('campaign-file', true, errors.file), 'campaign-file-status']
-            .filter(Boolean)
-            .join(' ')}
+          aria-describedby={`campaign-file-hint${errors.file ? ' campaign-file-error' : ''} campaign-file-status`}
           onChange={(e) => void chooseFile(e.currentTarget.files?.[0] ?? null)}
         />
         <span id="campaign-file-status" aria-live="polite">
@@ -583,11 +537,7 @@ function NewCampaign(props: { agents: Loaded<Agent[]> }) {
           </p>
         </div>
       ) : null}
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? 'Sending…' : 'Create campaign'}
-        </button>
-      </div>
+      <FormButtons busy={busy} submit={busy ? 'Sending…' : 'Create campaign'} />
     </form>
   );
 }

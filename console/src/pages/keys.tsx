@@ -1,35 +1,30 @@
 import { useState } from 'preact/hooks';
 import { fieldError, parley, unwrap } from '../session.ts';
-import { ErrorNote, Field, Loading, Page, useLoad, when } from '../ui.tsx';
+import { BUTTONS_COLUMN, optional, Table } from '../table.tsx';
+import { ErrorNote, Field, Loading, Notice, Page, useChange, useLoad, when } from '../ui.tsx';
 
 /** The workspace's API keys: create one (its secret is shown once), revoke one. */
 export function ApiKeys() {
   const keys = useLoad(() => unwrap(parley().api.GET('/v2/api_keys')), []);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(undefined);
-  const create = async (event: Event) => {
+  // Creating and revoking share one place for the API's refusal.
+  const change = useChange();
+  const error = change.error;
+  const create = (event: Event) => {
     event.preventDefault();
-    setError(undefined);
-    try {
+    void change.run(async () => {
       const key = await unwrap(parley().api.POST('/v2/api_keys', { body: { name } }));
       setCreated(key.api_key);
       setName('');
       keys.reload();
-    } catch (e) {
-      setError(e);
-    }
+    });
   };
-  const revoke = async (id: string, label: string) => {
-    if (!confirm(`Revoke the key "${label}"? Clients using it stop working at once.`)) return;
-    setError(undefined);
-    try {
+  const revoke = (id: string, label: string) =>
+    change.run(async () => {
       await unwrap(parley().api.DELETE('/v2/api_keys/{key_id}', { params: { path: { key_id: id } } }));
       keys.reload();
-    } catch (e) {
-      setError(e);
-    }
-  };
+    }, `Revoke the key "${label}"? Clients using it stop working at once.`);
   return (
     <Page title="API keys">
       <form onSubmit={create} class="filters" noValidate>
@@ -41,43 +36,29 @@ export function ApiKeys() {
         </div>
       </form>
       {created ? (
-        <p class="notice" role="status">
+        <Notice>
           The new key (shown once, copy it now): <code>{created}</code>
-        </p>
+        </Notice>
       ) : null}
       {fieldError(error, 'name') ? null : <ErrorNote error={error} />}
       <Loading state={keys}>
         {(data) => (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Starts with</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span class="skip">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.api_keys.map((k) => (
-                  <tr key={k.id}>
-                    <td>{k.name}</td>
-                    <td>
-                      <code>{k.prefix}…</code>
-                    </td>
-                    <td>{when(k.created_at)}</td>
-                    <td>
-                      <button type="button" class="danger" onClick={() => revoke(k.id, k.name)}>
-                        Revoke
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Name', 'Starts with', ...optional('Created'), BUTTONS_COLUMN]}>
+            {data.api_keys.map((k) => (
+              <tr key={k.id}>
+                <td>{k.name}</td>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
+                <td class="optional">{when(k.created_at)}</td>
+                <td>
+                  <button type="button" class="danger" onClick={() => void revoke(k.id, k.name)}>
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Loading>
     </Page>

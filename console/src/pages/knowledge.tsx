@@ -1,8 +1,30 @@
 import { useRef, useState } from 'preact/hooks';
-import { ParleyError, type components } from '../../../sdk/index.ts';
+import type { components } from '../../../sdk/index.ts';
+import {
+  aria,
+  fieldErrors,
+  FormButtons,
+  InputField,
+  TextAreaField,
+  useForm,
+  type Problems,
+} from '../form.tsx';
 import { go, href } from '../router.ts';
-import { fieldError, parley, unwrap } from '../session.ts';
-import { ErrorNote, Field, Loading, Page, Pager, useLoad, when } from '../ui.tsx';
+import { fieldError, isMissing, parley, unwrap } from '../session.ts';
+import { BUTTONS_COLUMN, ListTable, optional, usePagedList } from '../table.tsx';
+import {
+  DeleteButton,
+  ErrorNote,
+  Field,
+  Loading,
+  LoadingPage,
+  NotFound,
+  Notice,
+  Page,
+  useChange,
+  useLoad,
+  when,
+} from '../ui.tsx';
 
 // Knowledge bases: the list with a form for a new one, and one base's page: its name and when the
 // agent consults it, and its sources (text, a web page or a PDF), twenty a page, each renamed,
@@ -27,23 +49,16 @@ const CONDITION_HINT =
   'Optional. Empty or "always": every turn; "never": not at all; any other text: when the caller asks ' +
   'a question or says a word of it.';
 
-/** aria attributes of a control inside <Field>: its hint and its error, when shown. */
-function aria(id: string, hint: boolean, error: string | undefined) {
-  const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return {
-    'aria-invalid': error ? ('true' as const) : undefined,
-    'aria-describedby': describedBy || undefined,
-  };
-}
+/** Asked before a base is deleted, from the list or from its page. */
+const deleteBaseQuestion = (base: Base) =>
+  `Delete the knowledge base "${base.name}" with all its sources? Agents using it lose it.`;
 
-/** A base or source that is not there: 404, or the 400 of a malformed id. */
-function isMissing(err: unknown): boolean {
-  return err instanceof ParleyError && (err.status === 404 || /not found/i.test(err.description));
-}
-
-/** The error to show above a form: the API's, unless it is already beside one of `fields`. */
-function formError(err: unknown, fields: string[]): unknown {
-  return fields.some((f) => fieldError(err, f)) ? undefined : err;
+function deleteBase(base: Base) {
+  return unwrap(
+    parley().api.DELETE('/v2/knowledge_base/{knowledge_base_id}', {
+      params: { path: { knowledge_base_id: base.knowledge_base_id } },
+    }),
+  );
 }
 
 export function Knowledge(props: { id?: string }) {
@@ -51,85 +66,44 @@ export function Knowledge(props: { id?: string }) {
 }
 
 function KnowledgeBases() {
-  const [offset, setOffset] = useState(0);
-  const list = useLoad(
-    () =>
-      unwrap(parley().api.GET('/v2/knowledge_base', { params: { query: { limit: BASE_LIMIT, offset } } })),
-    [offset],
+  const { list, offset, paging } = usePagedList(BASE_LIMIT, (page) =>
+    unwrap(parley().api.GET('/v2/knowledge_base', { params: { query: page } })),
   );
-  const [deleteError, setDeleteError] = useState<unknown>(undefined);
-  const remove = async (base: Base) => {
-    if (!confirm(`Delete the knowledge base "${base.name}" with all its sources? Agents using it lose it.`))
-      return;
-    setDeleteError(undefined);
-    try {
-      await unwrap(
-        parley().api.DELETE('/v2/knowledge_base/{knowledge_base_id}', {
-          params: { path: { knowledge_base_id: base.knowledge_base_id } },
-        }),
-      );
+  const removal = useChange();
+  const remove = (base: Base) =>
+    removal.run(async () => {
+      await deleteBase(base);
       list.reload();
-    } catch (err) {
-      setDeleteError(err);
-    }
-  };
+    }, deleteBaseQuestion(base));
   return (
     <Page title="Knowledge bases">
-      <ErrorNote error={deleteError} />
+      <ErrorNote error={removal.error} />
       <Loading state={list}>
-        {(data) =>
-          data.knowledge_bases.length === 0 && offset === 0 ? (
-            <p>No knowledge bases yet: create the first one with the form below.</p>
-          ) : (
-            <>
-              <div class="table-wrap">
-                <table aria-label="Knowledge bases">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col" class="optional">
-                        Consulted
-                      </th>
-                      <th scope="col" class="optional">
-                        Created
-                      </th>
-                      <th scope="col">
-                        <span class="skip">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.knowledge_bases.map((b) => (
-                      <tr key={b.knowledge_base_id}>
-                        <td>
-                          <a href={href('knowledge', b.knowledge_base_id)}>{b.name.trim() || 'Untitled'}</a>
-                        </td>
-                        <td class="optional">{conditionText(b.rag_use_condition)}</td>
-                        <td class="optional">{when(b.created_at)}</td>
-                        <td>
-                          <button
-                            type="button"
-                            class="danger"
-                            aria-label={`Delete ${b.name}`}
-                            onClick={() => void remove(b)}
-                          >
-                            Delete
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager
-                offset={offset}
-                limit={BASE_LIMIT}
-                total={data.pagination.total_records}
-                onPage={setOffset}
-              />
-            </>
-          )
-        }
+        {(data) => (
+          <ListTable
+            label="Knowledge bases"
+            columns={['Name', ...optional('Consulted', 'Created'), BUTTONS_COLUMN]}
+            items={data.knowledge_bases}
+            empty={
+              offset === 0 ? (
+                <p>No knowledge bases yet: create the first one with the form below.</p>
+              ) : undefined
+            }
+            paging={paging(data.pagination.total_records)}
+            row={(b) => (
+              <tr key={b.knowledge_base_id}>
+                <td>
+                  <a href={href('knowledge', b.knowledge_base_id)}>{b.name.trim() || 'Untitled'}</a>
+                </td>
+                <td class="optional">{conditionText(b.rag_use_condition)}</td>
+                <td class="optional">{when(b.created_at)}</td>
+                <td>
+                  <DeleteButton name={b.name} onClick={() => void remove(b)} />
+                </td>
+              </tr>
+            )}
+          />
+        )}
       </Loading>
       <h2 id="kb-new">New knowledge base</h2>
       <BaseForm />
@@ -144,9 +118,12 @@ function conditionText(condition: string): string {
   return c;
 }
 
+type BaseField = 'name' | 'rag_use_condition';
+const BASE_FIELDS: BaseField[] = ['name', 'rag_use_condition'];
+
 /** Local checks, as the API makes them: a name of 1 to 200 characters, a condition up to 4,000. */
-function checkBase(name: string, condition: string): Partial<Record<'name' | 'rag_use_condition', string>> {
-  const problems: Partial<Record<'name' | 'rag_use_condition', string>> = {};
+function checkBase(name: string, condition: string): Problems<BaseField> {
+  const problems: Problems<BaseField> = {};
   if (name.trim() === '') problems.name = 'Enter a name.';
   else if ([...name].length > NAME_MAX) problems.name = `At most ${NAME_MAX} characters.`;
   if ([...condition].length > CONDITION_MAX)
@@ -160,23 +137,14 @@ function BaseForm(props: { base?: Base; onSaved?: (base: Base) => void }) {
   const prefix = editing ? 'kb-edit' : 'kb';
   const [name, setName] = useState(props.base?.name ?? '');
   const [condition, setCondition] = useState(props.base?.rag_use_condition ?? '');
-  const [invalid, setInvalid] = useState<ReturnType<typeof checkBase>>({});
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
+  const form = useForm(BASE_FIELDS, (f) => (f === 'name' ? `${prefix}-name` : `${prefix}-condition`));
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const problems = checkBase(name, condition);
-    setInvalid(problems);
-    setError(undefined);
     setSaved(false);
-    if (problems.name || problems.rag_use_condition) {
-      document.getElementById(problems.name ? `${prefix}-name` : `${prefix}-condition`)?.focus();
-      return;
-    }
-    setBusy(true);
-    try {
+    if (!form.check(checkBase(name, condition))) return;
+    await form.send(async () => {
       const body = { name: name.trim(), rag_use_condition: condition.trim() };
       if (props.base) {
         const updated = await unwrap(
@@ -191,56 +159,35 @@ function BaseForm(props: { base?: Base; onSaved?: (base: Base) => void }) {
         const created = await unwrap(parley().api.POST('/v2/knowledge_base', { body }));
         go('knowledge', created.knowledge_base_id);
       }
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const errors = {
-    name: invalid.name ?? fieldError(error, 'name'),
-    condition: invalid.rag_use_condition ?? fieldError(error, 'rag_use_condition'),
-  };
+  const { errors, unclaimed } = fieldErrors(BASE_FIELDS, form.invalid, form.error);
   return (
-    <form onSubmit={submit} noValidate aria-busy={busy ? 'true' : undefined}>
-      <Field label="Name" id={`${prefix}-name`} error={errors.name}>
-        <input
-          id={`${prefix}-name`}
-          type="text"
-          autocomplete="off"
-          maxLength={NAME_MAX}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          {...aria(`${prefix}-name`, false, errors.name)}
-        />
-      </Field>
-      <Field
+    <form onSubmit={submit} noValidate aria-busy={form.busy ? 'true' : undefined}>
+      <InputField
+        label="Name"
+        id={`${prefix}-name`}
+        error={errors.name}
+        type="text"
+        autocomplete="off"
+        maxLength={NAME_MAX}
+        value={name}
+        onValue={setName}
+      />
+      <TextAreaField
         label="When the agent consults it"
         id={`${prefix}-condition`}
-        error={errors.condition}
+        error={errors.rag_use_condition}
         hint={CONDITION_HINT}
-      >
-        <textarea
-          id={`${prefix}-condition`}
-          rows={3}
-          value={condition}
-          placeholder="When the caller asks about opening hours or prices"
-          onInput={(e) => setCondition(e.currentTarget.value)}
-          {...aria(`${prefix}-condition`, true, errors.condition)}
-        />
-      </Field>
-      <ErrorNote error={formError(error, ['name', 'rag_use_condition'])} />
-      {saved ? (
-        <p class="notice" role="status">
-          Saved.
-        </p>
-      ) : null}
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {editing ? 'Save changes' : 'Create knowledge base'}
-        </button>
-      </div>
+        rows={3}
+        placeholder="When the caller asks about opening hours or prices"
+        value={condition}
+        onValue={setCondition}
+      />
+      <ErrorNote error={unclaimed} />
+      {saved ? <Notice>Saved.</Notice> : null}
+      <FormButtons busy={form.busy} submit={editing ? 'Save changes' : 'Create knowledge base'} />
     </form>
   );
 }
@@ -256,41 +203,20 @@ function KnowledgeBase(props: { id: string }) {
       ),
     [id],
   );
-  const [deleteError, setDeleteError] = useState<unknown>(undefined);
+  const removal = useChange();
 
   if (base.error !== undefined && isMissing(base.error)) {
     return (
-      <Page title="Knowledge base not found">
-        <p>This knowledge base does not exist.</p>
-        <p>
-          <a href={href('knowledge')}>Back to the knowledge bases</a>
-        </p>
-      </Page>
+      <NotFound thing="knowledge base" back={href('knowledge')} backText="Back to the knowledge bases" />
     );
   }
-  if (base.data === undefined) {
-    return (
-      <Page title="Knowledge base">
-        <Loading state={base}>{() => null}</Loading>
-      </Page>
-    );
-  }
+  if (base.data === undefined) return <LoadingPage title="Knowledge base" error={base.error} />;
   const b = base.data;
-  const remove = async () => {
-    if (!confirm(`Delete the knowledge base "${b.name}" with all its sources? Agents using it lose it.`))
-      return;
-    setDeleteError(undefined);
-    try {
-      await unwrap(
-        parley().api.DELETE('/v2/knowledge_base/{knowledge_base_id}', {
-          params: { path: { knowledge_base_id: id } },
-        }),
-      );
+  const remove = () =>
+    removal.run(async () => {
+      await deleteBase(b);
       go('knowledge');
-    } catch (err) {
-      setDeleteError(err);
-    }
-  };
+    }, deleteBaseQuestion(b));
   return (
     <Page
       title={b.name.trim() || 'Untitled knowledge base'}
@@ -303,7 +229,7 @@ function KnowledgeBase(props: { id: string }) {
       <p>
         <a href={href('knowledge')}>All knowledge bases</a>
       </p>
-      <ErrorNote error={deleteError} />
+      <ErrorNote error={removal.error} />
       <p>
         Consulted: <strong>{conditionText(b.rag_use_condition)}</strong>. Created {when(b.created_at)},
         changed {when(b.updated_at)}.
@@ -319,31 +245,29 @@ function KnowledgeBase(props: { id: string }) {
 
 function Sources(props: { baseId: string }) {
   const { baseId } = props;
-  const [offset, setOffset] = useState(0);
   const [draftFilter, setDraftFilter] = useState('');
   const [filter, setFilter] = useState('');
   const [editing, setEditing] = useState<Source | null>(null);
-  const [rowError, setRowError] = useState<unknown>(undefined);
   const [notice, setNotice] = useState('');
-  const list = useLoad(
-    () =>
+  const { list, offset, setOffset, paging } = usePagedList(
+    SOURCE_LIMIT,
+    (page) =>
       unwrap(
         parley().api.GET('/v2/knowledge_base/{knowledge_base_id}/sources', {
           params: {
             path: { knowledge_base_id: baseId },
-            query: { limit: SOURCE_LIMIT, offset, ...(filter ? { name: filter } : {}) },
+            query: { ...page, ...(filter ? { name: filter } : {}) },
           },
         }),
       ),
-    [baseId, offset, filter],
+    [baseId, filter],
   );
   const editHeading = useRef<HTMLHeadingElement>(null);
+  const removal = useChange();
 
-  const remove = async (s: Source) => {
-    if (!confirm(`Delete the source "${s.name}"? The agent stops finding its text.`)) return;
-    setRowError(undefined);
-    setNotice('');
-    try {
+  const remove = (s: Source) =>
+    removal.run(async () => {
+      setNotice('');
       await unwrap(
         parley().api.DELETE('/v2/knowledge_base/{knowledge_base_id}/sources/{source_id}', {
           params: { path: { knowledge_base_id: baseId, source_id: s.source_id } },
@@ -352,10 +276,7 @@ function Sources(props: { baseId: string }) {
       if (editing?.source_id === s.source_id) setEditing(null);
       setNotice(`Deleted the source "${s.name}".`);
       list.reload();
-    } catch (err) {
-      setRowError(err);
-    }
-  };
+    }, `Delete the source "${s.name}"? The agent stops finding its text.`);
   const edit = (s: Source) => {
     setEditing(s);
     setNotice('');
@@ -375,15 +296,14 @@ function Sources(props: { baseId: string }) {
           setOffset(0);
         }}
       >
-        <Field label="Name contains" id="kb-source-filter">
-          <input
-            id="kb-source-filter"
-            type="search"
-            value={draftFilter}
-            maxLength={SOURCE_NAME_MAX}
-            onInput={(e) => setDraftFilter(e.currentTarget.value)}
-          />
-        </Field>
+        <InputField
+          label="Name contains"
+          id="kb-source-filter"
+          type="search"
+          maxLength={SOURCE_NAME_MAX}
+          value={draftFilter}
+          onValue={setDraftFilter}
+        />
         <div class="field">
           <div class="actions">
             <button type="submit" class="secondary">
@@ -392,93 +312,64 @@ function Sources(props: { baseId: string }) {
           </div>
         </div>
       </form>
-      <ErrorNote error={rowError} />
-      {notice ? (
-        <p class="notice" role="status">
-          {notice}
-        </p>
-      ) : null}
+      <ErrorNote error={removal.error} />
+      {notice ? <Notice>{notice}</Notice> : null}
       <Loading state={list}>
-        {(data) =>
-          data.sources.length === 0 && offset === 0 ? (
-            <p>{filter ? 'No source has a name containing this text.' : 'No sources yet: add one below.'}</p>
-          ) : (
-            <>
-              <div class="table-wrap">
-                <table aria-label="Sources">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Type</th>
-                      <th scope="col" class="optional">
-                        Beginning of the text
-                      </th>
-                      <th scope="col" class="optional">
-                        Characters
-                      </th>
-                      <th scope="col" class="optional">
-                        Added
-                      </th>
-                      <th scope="col">
-                        <span class="skip">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.sources.map((s) => (
-                      <tr key={s.source_id}>
-                        <td>
-                          {s.name || 'Untitled'}
-                          {s.url ? (
-                            <>
-                              <br />
-                              <small>
-                                <a href={s.url} rel="noreferrer noopener" target="_blank">
-                                  {s.url}
-                                </a>
-                              </small>
-                            </>
-                          ) : null}
-                          {s.error ? <small class="field-error"> {s.error}</small> : null}
-                        </td>
-                        <td>{TYPE_LABELS[s.type as SourceType] ?? s.type}</td>
-                        <td class="optional">{s.content_preview || '—'}</td>
-                        <td class="optional">{s.characters.toLocaleString()}</td>
-                        <td class="optional">{when(s.created_at)}</td>
-                        <td>
-                          <div class="actions">
-                            <button
-                              type="button"
-                              class="secondary"
-                              aria-label={`Edit ${s.name}`}
-                              onClick={() => edit(s)}
-                            >
-                              Edit
-                            </button>
-                            <button
-                              type="button"
-                              class="danger"
-                              aria-label={`Delete ${s.name}`}
-                              onClick={() => void remove(s)}
-                            >
-                              Delete
-                            </button>
-                          </div>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager
-                offset={offset}
-                limit={SOURCE_LIMIT}
-                total={data.pagination.total_records}
-                onPage={setOffset}
-              />
-            </>
-          )
-        }
+        {(data) => (
+          <ListTable
+            label="Sources"
+            columns={[
+              'Name',
+              'Type',
+              ...optional('Beginning of the text', 'Characters', 'Added'),
+              BUTTONS_COLUMN,
+            ]}
+            items={data.sources}
+            empty={
+              offset === 0 ? (
+                <p>
+                  {filter ? 'No source has a name containing this text.' : 'No sources yet: add one below.'}
+                </p>
+              ) : undefined
+            }
+            paging={paging(data.pagination.total_records)}
+            row={(s) => (
+              <tr key={s.source_id}>
+                <td>
+                  {s.name || 'Untitled'}
+                  {s.url ? (
+                    <>
+                      <br />
+                      <small>
+                        <a href={s.url} rel="noreferrer noopener" target="_blank">
+                          {s.url}
+                        </a>
+                      </small>
+                    </>
+                  ) : null}
+                  {s.error ? <small class="field-error"> {s.error}</small> : null}
+                </td>
+                <td>{TYPE_LABELS[s.type as SourceType] ?? s.type}</td>
+                <td class="optional">{s.content_preview || '—'}</td>
+                <td class="optional">{s.characters.toLocaleString()}</td>
+                <td class="optional">{when(s.created_at)}</td>
+                <td>
+                  <div class="actions">
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`Edit ${s.name}`}
+                      onClick={() => edit(s)}
+                    >
+                      Edit
+                    </button>
+                    <DeleteButton name={s.name} onClick={() => void remove(s)} />
+                  </div>
+                </td>
+              </tr>
+            )}
+          />
+        )}
       </Loading>
       {editing ? (
         <>
@@ -531,6 +422,13 @@ function isHttpUrl(text: string): boolean {
 }
 
 type SourceField = 'name' | 'content' | 'url' | 'file';
+const SOURCE_FIELDS: SourceField[] = ['name', 'content', 'url', 'file'];
+
+/** The API's words for a source field: it calls the name `title` too, and the file `content_base64`. */
+function sourceFieldError(err: unknown, field: SourceField): string | undefined {
+  if (field === 'name') return fieldError(err, 'name') ?? fieldError(err, 'title');
+  return fieldError(err, field === 'file' ? 'content_base64' : field);
+}
 
 function AddSource(props: { baseId: string; onAdded: (s: Source) => void }) {
   const [type, setType] = useState<SourceType>('text');
@@ -538,14 +436,12 @@ function AddSource(props: { baseId: string; onAdded: (s: Source) => void }) {
   const [content, setContent] = useState('');
   const [url, setUrl] = useState('');
   const [file, setFile] = useState<File | null>(null);
-  const [invalid, setInvalid] = useState<Partial<Record<SourceField, string>>>({});
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const form = useForm(SOURCE_FIELDS, (f) => `kb-source-${f}`);
   const fileInput = useRef<HTMLInputElement>(null);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const problems: Partial<Record<SourceField, string>> = {};
+    const problems: Problems<SourceField> = {};
     if ([...name].length > SOURCE_NAME_MAX) problems.name = `At most ${SOURCE_NAME_MAX} characters.`;
     if (type === 'text' && content.trim() === '') problems.content = 'Enter the text.';
     if (type === 'web' && !isHttpUrl(url.trim()))
@@ -557,15 +453,8 @@ function AddSource(props: { baseId: string; onAdded: (s: Source) => void }) {
         problems.url = 'Enter the PDF’s address (http:// or https://), or choose a file.';
       }
     }
-    setInvalid(problems);
-    setError(undefined);
-    const firstBad = (['name', 'content', 'url', 'file'] as const).find((k) => problems[k]);
-    if (firstBad) {
-      document.getElementById(`kb-source-${firstBad}`)?.focus();
-      return;
-    }
-    setBusy(true);
-    try {
+    if (!form.check(problems)) return;
+    await form.send(async () => {
       const named = name.trim() ? { name: name.trim() } : {};
       const body =
         type === 'text'
@@ -587,28 +476,22 @@ function AddSource(props: { baseId: string; onAdded: (s: Source) => void }) {
       setFile(null);
       if (fileInput.current) fileInput.current.value = '';
       props.onAdded(added);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const errors: Partial<Record<SourceField, string>> = {
-    name: invalid.name ?? fieldError(error, 'name') ?? fieldError(error, 'title'),
-    content: invalid.content ?? fieldError(error, 'content'),
-    url: invalid.url ?? fieldError(error, 'url'),
-    file: invalid.file ?? fieldError(error, 'content_base64'),
-  };
-  const shown = [
+  // The fields this kind of source shows; the API's refusal goes above the button unless one of
+  // them shows it.
+  const shown: SourceField[] = [
     'name',
     type === 'text' ? 'content' : 'url',
-    ...(type === 'pdf' ? ['file'] : []),
-  ] as SourceField[];
-  const apiError = shown.some((f) => errors[f] && !invalid[f]) ? undefined : error;
+    ...(type === 'pdf' ? ['file' as const] : []),
+  ];
+  const { errors, unclaimed } = fieldErrors(shown, form.invalid, form.error, (f) =>
+    sourceFieldError(form.error, f),
+  );
 
   return (
-    <form onSubmit={submit} noValidate aria-busy={busy ? 'true' : undefined}>
+    <form onSubmit={submit} noValidate aria-busy={form.busy ? 'true' : undefined}>
       <fieldset class="choices">
         <legend>Kind of source</legend>
         {(Object.keys(TYPE_LABELS) as SourceType[]).map((t) => (
@@ -621,8 +504,8 @@ function AddSource(props: { baseId: string; onAdded: (s: Source) => void }) {
                 checked={type === t}
                 onChange={() => {
                   setType(t);
-                  setInvalid({});
-                  setError(undefined);
+                  form.setInvalid({});
+                  form.setError(undefined);
                 }}
               />{' '}
               {TYPE_LABELS[t]}
@@ -630,36 +513,30 @@ function AddSource(props: { baseId: string; onAdded: (s: Source) => void }) {
           </div>
         ))}
       </fieldset>
-      <Field
+      <InputField
         label="Source name"
         id="kb-source-name"
         error={errors.name}
         hint={
           type === 'text' ? 'Optional.' : 'Optional: without one, the page’s or document’s title is used.'
         }
-      >
-        <input
-          id="kb-source-name"
-          type="text"
-          autocomplete="off"
-          maxLength={SOURCE_NAME_MAX}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          {...aria('kb-source-name', true, errors.name)}
-        />
-      </Field>
+        type="text"
+        autocomplete="off"
+        maxLength={SOURCE_NAME_MAX}
+        value={name}
+        onValue={setName}
+      />
       {type === 'text' ? (
-        <Field label="Source text" id="kb-source-content" error={errors.content}>
-          <textarea
-            id="kb-source-content"
-            rows={8}
-            value={content}
-            onInput={(e) => setContent(e.currentTarget.value)}
-            {...aria('kb-source-content', false, errors.content)}
-          />
-        </Field>
+        <TextAreaField
+          label="Source text"
+          id="kb-source-content"
+          error={errors.content}
+          rows={8}
+          value={content}
+          onValue={setContent}
+        />
       ) : (
-        <Field
+        <InputField
           label={type === 'web' ? 'Page address (URL)' : 'PDF address (URL)'}
           id="kb-source-url"
           error={errors.url}
@@ -668,18 +545,13 @@ function AddSource(props: { baseId: string; onAdded: (s: Source) => void }) {
               ? 'The page is fetched now; its text (without menus, scripts or images) is indexed.'
               : 'Or upload the file below instead.'
           }
-        >
-          <input
-            id="kb-source-url"
-            type="url"
-            inputMode="url"
-            autocomplete="off"
-            placeholder="https://example.com/faq"
-            value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-            {...aria('kb-source-url', true, errors.url)}
-          />
-        </Field>
+          type="url"
+          inputMode="url"
+          autocomplete="off"
+          placeholder="https://example.com/faq"
+          value={url}
+          onValue={setUrl}
+        />
       )}
       {type === 'pdf' ? (
         <Field label="PDF file" id="kb-source-file" error={errors.file} hint="Up to 5 MB.">
@@ -693,12 +565,11 @@ function AddSource(props: { baseId: string; onAdded: (s: Source) => void }) {
           />
         </Field>
       ) : null}
-      <ErrorNote error={apiError} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? (type === 'text' ? 'Adding…' : 'Fetching and indexing…') : 'Add source'}
-        </button>
-      </div>
+      <ErrorNote error={unclaimed} />
+      <FormButtons
+        busy={form.busy}
+        submit={form.busy ? (type === 'text' ? 'Adding…' : 'Fetching and indexing…') : 'Add source'}
+      />
     </form>
   );
 }
@@ -713,26 +584,18 @@ function EditSource(props: { baseId: string; source: Source; onDone: (saved: Sou
   const [name, setName] = useState(s.name);
   const [content, setContent] = useState('');
   const [url, setUrl] = useState(s.url ?? '');
-  const [invalid, setInvalid] = useState<Partial<Record<SourceField, string>>>({});
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const form = useForm<SourceField>(['name', 'url'], (f) => `kb-edit-source-${f}`);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const problems: Partial<Record<SourceField, string>> = {};
+    const problems: Problems<SourceField> = {};
     const newName = name.trim();
     if (newName === '') problems.name = 'Enter a name.';
     else if ([...newName].length > SOURCE_NAME_MAX) problems.name = `At most ${SOURCE_NAME_MAX} characters.`;
     const newUrl = url.trim();
     if (!isText && s.url !== null && newUrl !== s.url && !isHttpUrl(newUrl))
       problems.url = 'Enter an address starting with http:// or https://.';
-    setInvalid(problems);
-    setError(undefined);
-    const firstBad = (['name', 'url'] as const).find((k) => problems[k]);
-    if (firstBad) {
-      document.getElementById(`kb-edit-source-${firstBad}`)?.focus();
-      return;
-    }
+    if (!form.check(problems)) return;
     const body = {
       ...(newName !== s.name ? { name: newName } : {}),
       ...(isText && content.trim() !== '' ? { content } : {}),
@@ -742,8 +605,7 @@ function EditSource(props: { baseId: string; source: Source; onDone: (saved: Sou
       props.onDone(null);
       return;
     }
-    setBusy(true);
-    try {
+    await form.send(async () => {
       const saved = await unwrap(
         parley().api.PUT('/v2/knowledge_base/{knowledge_base_id}/sources/{source_id}', {
           params: { path: { knowledge_base_id: props.baseId, source_id: s.source_id } },
@@ -751,72 +613,54 @@ function EditSource(props: { baseId: string; source: Source; onDone: (saved: Sou
         }),
       );
       props.onDone(saved);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const errors = {
-    name: invalid.name ?? fieldError(error, 'name'),
-    content: fieldError(error, 'content'),
-    url: invalid.url ?? fieldError(error, 'url'),
-  };
+  const { errors, unclaimed } = fieldErrors<SourceField>(
+    ['name', 'content', 'url'],
+    form.invalid,
+    form.error,
+  );
   return (
-    <form onSubmit={submit} noValidate aria-busy={busy ? 'true' : undefined}>
-      <Field label="Source name" id="kb-edit-source-name" error={errors.name}>
-        <input
-          id="kb-edit-source-name"
-          type="text"
-          maxLength={SOURCE_NAME_MAX}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          {...aria('kb-edit-source-name', false, errors.name)}
-        />
-      </Field>
+    <form onSubmit={submit} noValidate aria-busy={form.busy ? 'true' : undefined}>
+      <InputField
+        label="Source name"
+        id="kb-edit-source-name"
+        error={errors.name}
+        type="text"
+        maxLength={SOURCE_NAME_MAX}
+        value={name}
+        onValue={setName}
+      />
       {isText ? (
-        <Field
+        <TextAreaField
           label="New text"
           id="kb-edit-source-content"
           error={errors.content}
           hint="Leave empty to keep the current text; anything typed here replaces it whole."
-        >
-          <textarea
-            id="kb-edit-source-content"
-            rows={8}
-            value={content}
-            onInput={(e) => setContent(e.currentTarget.value)}
-            {...aria('kb-edit-source-content', true, errors.content)}
-          />
-        </Field>
+          rows={8}
+          value={content}
+          onValue={setContent}
+        />
       ) : s.url !== null ? (
-        <Field
+        <InputField
           label="Address (URL)"
           id="kb-edit-source-url"
           error={errors.url}
           hint="A new address is fetched and indexed again."
-        >
-          <input
-            id="kb-edit-source-url"
-            type="url"
-            value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-            {...aria('kb-edit-source-url', true, errors.url)}
-          />
-        </Field>
+          type="url"
+          value={url}
+          onValue={setUrl}
+        />
       ) : (
         <p class="hint">An uploaded PDF can only be renamed here; add the new file as a new source.</p>
       )}
-      <ErrorNote error={formError(error, ['name', 'content', 'url'])} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? 'Saving…' : 'Save source'}
-        </button>
+      <ErrorNote error={unclaimed} />
+      <FormButtons busy={form.busy} submit={form.busy ? 'Saving…' : 'Save source'}>
         <button type="button" class="secondary" onClick={() => props.onDone(null)}>
           Cancel
         </button>
-      </div>
+      </FormButtons>
     </form>
   );
 }

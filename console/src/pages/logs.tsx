@@ -1,8 +1,12 @@
-import { useMemo, useState } from 'preact/hooks';
-import { allAgents, ParleyError, type components, type paths } from '../../../sdk/index.ts';
+import { useState } from 'preact/hooks';
+import { ParleyError, type paths } from '../../../sdk/index.ts';
+import { AgentFilter, loadAgents, useAgentNames } from '../agent-choice.tsx';
+import { ChoiceFilter, DateRange, dayMs, FilterForm, filterErrors, useFilters } from '../filters.tsx';
+import { InputField } from '../form.tsx';
 import { href } from '../router.ts';
-import { describe, fieldError, parley, unwrap } from '../session.ts';
-import { Field, Loading, Page, Pager, useLoad, when } from '../ui.tsx';
+import { parley, unwrap } from '../session.ts';
+import { byPageNumber, ListTable, optional, Pager, Table } from '../table.tsx';
+import { Loading, NotFound, Page, Term, useLoad, when } from '../ui.tsx';
 
 // Webhook logs: one row per attempt to reach a receiver (post-call webhooks, inbound-call
 // webhooks, custom actions), newest first, with the API's filters applied together from a form;
@@ -11,7 +15,6 @@ import { Field, Loading, Page, Pager, useLoad, when } from '../ui.tsx';
 type ListQuery = NonNullable<paths['/v2/logs']['get']['parameters']['query']>;
 type WebhookType = NonNullable<ListQuery['webhook_type']>;
 type LogStatus = NonNullable<ListQuery['status']>;
-type Agent = components['schemas']['Agent'];
 
 const PAGE_SIZE = 20;
 
@@ -48,15 +51,6 @@ interface Filters {
 
 const NO_FILTERS: Filters = { type: '', status: '', callId: '', agentId: '', from: '', to: '', search: '' };
 
-/** Local midnight of a `yyyy-mm-dd` day, in ms since the epoch (`endOf`: its last ms). */
-function dayMs(day: string, endOf: boolean): number | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  if (!match) return undefined;
-  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const ms = endOf ? new Date(y, m - 1, d + 1).getTime() - 1 : new Date(y, m - 1, d).getTime();
-  return Number.isNaN(ms) ? undefined : ms;
-}
-
 function queryOf(f: Filters, page: number): ListQuery {
   const from = dayMs(f.from, false);
   const to = dayMs(f.to, true);
@@ -86,26 +80,6 @@ const FILTER_FIELDS = [
   'search',
   'page_number',
 ] as const;
-type FilterField = (typeof FILTER_FIELDS)[number];
-
-function filterErrors(err: unknown): Partial<Record<FilterField, string>> {
-  for (const field of FILTER_FIELDS) {
-    const message = fieldError(err, field);
-    if (message) return { [field]: message };
-  }
-  return {};
-}
-
-function invalid(id: string, error: string | undefined) {
-  return error ? { 'aria-invalid': 'true' as const, 'aria-describedby': `${id}-error` } : {};
-}
-
-async function loadAgents(): Promise<Agent[]> {
-  const agents: Agent[] = [];
-  for await (const agent of allAgents(parley(), {}, 1000)) agents.push(agent);
-  return agents.sort((a, b) => a.name.localeCompare(b.name));
-}
-
 export function Logs(props: { id?: string }) {
   return props.id ? <LogPage id={props.id} /> : <LogList />;
 }
@@ -120,215 +94,120 @@ function durationText(ms: number): string {
 }
 
 function LogList() {
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [page, setPage] = useState(1);
+  const { draft, applied, set, apply, clear } = useFilters(NO_FILTERS, () => setPage(1));
   const agents = useLoad(loadAgents, []);
   const logs = useLoad(
-    () => unwrap(parley().api.GET('/v2/logs', { params: { query: queryOf(filters, page) } })),
-    [filters, page],
+    () => unwrap(parley().api.GET('/v2/logs', { params: { query: queryOf(applied, page) } })),
+    [applied, page],
   );
-  const names = useMemo(
-    () => new Map((agents.data ?? []).map((a) => [a.model_id, a.name || a.model_id])),
-    [agents.data],
-  );
-  const errors = filterErrors(logs.error);
-  const claimed = Object.keys(errors).length > 0;
-  const set = <K extends keyof Filters>(key: K, value: Filters[K]) =>
-    setDraft((d) => ({ ...d, [key]: value }));
-  const apply = (event: Event) => {
-    event.preventDefault();
-    setFilters({ ...draft });
-    setPage(1);
-  };
-  const clear = () => {
-    setDraft(NO_FILTERS);
-    setFilters({ ...NO_FILTERS });
-    setPage(1);
-  };
+  const names = useAgentNames(agents);
+  const { errors, refused } = filterErrors(logs.error, FILTER_FIELDS);
 
   return (
     <Page title="Webhook logs">
-      <form class="filters" onSubmit={apply} aria-label="Filter webhook logs" noValidate>
-        <Field label="Kind" id="logs-type" error={errors.webhook_type}>
-          <select
-            id="logs-type"
-            value={draft.type}
-            onChange={(e) => {
-              const v = e.currentTarget.value;
-              set('type', isType(v) ? v : '');
-            }}
-            {...invalid('logs-type', errors.webhook_type)}
-          >
-            <option value="">Any kind</option>
-            {(Object.keys(TYPE_LABELS) as WebhookType[]).map((t) => (
-              <option key={t} value={t}>
-                {TYPE_LABELS[t]}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Status" id="logs-status" error={errors.status}>
-          <select
-            id="logs-status"
-            value={draft.status}
-            onChange={(e) => {
-              const v = e.currentTarget.value;
-              set('status', isStatus(v) ? v : '');
-            }}
-            {...invalid('logs-status', errors.status)}
-          >
-            <option value="">Any status</option>
-            {(Object.keys(STATUS_LABELS) as LogStatus[]).map((s) => (
-              <option key={s} value={s}>
-                {STATUS_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field
-          label="Agent"
+      <FilterForm
+        label="Filter webhook logs"
+        onApply={apply}
+        onReset={clear}
+        apply="Apply filters"
+        reset="Clear"
+      >
+        <ChoiceFilter
+          label="Kind"
+          id="logs-type"
+          any="Any kind"
+          labels={TYPE_LABELS}
+          value={draft.type}
+          onValue={(v) => set('type', v)}
+          error={errors.webhook_type}
+        />
+        <ChoiceFilter
+          label="Status"
+          id="logs-status"
+          any="Any status"
+          labels={STATUS_LABELS}
+          value={draft.status}
+          onValue={(v) => set('status', v)}
+          error={errors.status}
+        />
+        <AgentFilter
           id="logs-agent"
+          agents={agents}
+          value={draft.agentId}
+          onValue={(v) => set('agentId', v)}
           error={errors.assistant_id}
-          {...(agents.error !== undefined ? { hint: `Agents not loaded: ${describe(agents.error)}` } : {})}
-        >
-          <select
-            id="logs-agent"
-            value={draft.agentId}
-            onChange={(e) => set('agentId', e.currentTarget.value)}
-            {...invalid('logs-agent', errors.assistant_id)}
-          >
-            <option value="">All agents</option>
-            {(agents.data ?? []).map((a) => (
-              <option key={a.model_id} value={a.model_id}>
-                {a.name || a.model_id}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Call ID" id="logs-call" error={errors.call_id}>
-          <input
-            id="logs-call"
-            type="text"
-            autocomplete="off"
-            value={draft.callId}
-            onInput={(e) => set('callId', e.currentTarget.value)}
-            {...invalid('logs-call', errors.call_id)}
-          />
-        </Field>
-        <Field label="From" id="logs-from" error={errors.from_date}>
-          <input
-            id="logs-from"
-            type="date"
-            value={draft.from}
-            onInput={(e) => set('from', e.currentTarget.value)}
-            {...invalid('logs-from', errors.from_date)}
-          />
-        </Field>
-        <Field label="To" id="logs-to" error={errors.to_date}>
-          <input
-            id="logs-to"
-            type="date"
-            value={draft.to}
-            onInput={(e) => set('to', e.currentTarget.value)}
-            {...invalid('logs-to', errors.to_date)}
-          />
-        </Field>
-        <Field label="URL or ID contains" id="logs-search" error={errors.search}>
-          <input
-            id="logs-search"
-            type="search"
-            maxLength={200}
-            value={draft.search}
-            onInput={(e) => set('search', e.currentTarget.value)}
-            {...invalid('logs-search', errors.search)}
-          />
-        </Field>
-        <div class="field">
-          <div class="actions">
-            <button type="submit">Apply filters</button>
-            <button type="button" class="secondary" onClick={clear}>
-              Clear
-            </button>
-          </div>
-        </div>
-      </form>
-      {claimed ? (
+        />
+        <InputField
+          label="Call ID"
+          id="logs-call"
+          error={errors.call_id}
+          type="text"
+          autocomplete="off"
+          value={draft.callId}
+          onValue={(v) => set('callId', v)}
+        />
+        <DateRange
+          prefix="logs"
+          from={draft.from}
+          to={draft.to}
+          onValue={set}
+          errors={{ from: errors.from_date, to: errors.to_date }}
+        />
+        <InputField
+          label="URL or ID contains"
+          id="logs-search"
+          error={errors.search}
+          type="search"
+          maxLength={200}
+          value={draft.search}
+          onValue={(v) => set('search', v)}
+        />
+      </FilterForm>
+      {refused ? (
         <p>No attempts shown: the API refused a filter (see the marked field).</p>
       ) : (
         <Loading state={logs}>
-          {(data) =>
-            data.items.length === 0 ? (
-              <>
-                <p>
-                  {page > 1
-                    ? 'No attempts on this page.'
-                    : JSON.stringify(filters) === JSON.stringify(NO_FILTERS)
-                      ? 'No webhook attempts yet. Each post-call webhook, inbound-call webhook and custom action request is listed here.'
-                      : 'No attempts match these filters.'}
-                </p>
-                {page > 1 ? (
-                  <Pager
-                    offset={(page - 1) * PAGE_SIZE}
-                    limit={PAGE_SIZE}
-                    total={data.total}
-                    onPage={(o) => setPage(Math.floor(o / PAGE_SIZE) + 1)}
-                  />
-                ) : null}
-              </>
-            ) : (
-              <>
-                <div class="table-wrap" aria-busy={logs.loading ? 'true' : undefined}>
-                  <table aria-label="Webhook attempts">
-                    <thead>
-                      <tr>
-                        <th scope="col">Time</th>
-                        <th scope="col">Kind</th>
-                        <th scope="col">Status</th>
-                        <th scope="col">Answer</th>
-                        <th scope="col" class="optional">
-                          Attempt
-                        </th>
-                        <th scope="col" class="optional">
-                          Took
-                        </th>
-                        <th scope="col" class="optional">
-                          Agent
-                        </th>
-                        <th scope="col" class="optional">
-                          URL
-                        </th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {data.items.map((l) => (
-                        <tr key={l.webhook_log_id}>
-                          <td>
-                            <a href={href('logs', l.webhook_log_id)}>{when(l.created_at)}</a>
-                          </td>
-                          <td>{typeText(l.webhook_type)}</td>
-                          <td>{statusText(l.status)}</td>
-                          <td>{codeText(l.response_status_code)}</td>
-                          <td class="optional">{l.attempt_number}</td>
-                          <td class="optional">{durationText(l.duration_ms)}</td>
-                          <td class="optional">
-                            {l.assistant_id ? (names.get(l.assistant_id) ?? l.assistant_id) : '—'}
-                          </td>
-                          <td class="optional break">{l.url}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
-                <Pager
-                  offset={(page - 1) * PAGE_SIZE}
-                  limit={PAGE_SIZE}
-                  total={data.total}
-                  onPage={(o) => setPage(Math.floor(o / PAGE_SIZE) + 1)}
-                />
-              </>
-            )
-          }
+          {(data) => {
+            const paging = byPageNumber(page, PAGE_SIZE, data.total, setPage);
+            return (
+              <ListTable
+                label="Webhook attempts"
+                busy={logs.loading}
+                columns={['Time', 'Kind', 'Status', 'Answer', ...optional('Attempt', 'Took', 'Agent', 'URL')]}
+                items={data.items}
+                empty={
+                  <>
+                    <p>
+                      {page > 1
+                        ? 'No attempts on this page.'
+                        : JSON.stringify(applied) === JSON.stringify(NO_FILTERS)
+                          ? 'No webhook attempts yet. Each post-call webhook, inbound-call webhook and custom action request is listed here.'
+                          : 'No attempts match these filters.'}
+                    </p>
+                    {page > 1 ? <Pager {...paging} /> : null}
+                  </>
+                }
+                paging={paging}
+                row={(l) => (
+                  <tr key={l.webhook_log_id}>
+                    <td>
+                      <a href={href('logs', l.webhook_log_id)}>{when(l.created_at)}</a>
+                    </td>
+                    <td>{typeText(l.webhook_type)}</td>
+                    <td>{statusText(l.status)}</td>
+                    <td>{codeText(l.response_status_code)}</td>
+                    <td class="optional">{l.attempt_number}</td>
+                    <td class="optional">{durationText(l.duration_ms)}</td>
+                    <td class="optional">
+                      {l.assistant_id ? (names.get(l.assistant_id) ?? l.assistant_id) : '—'}
+                    </td>
+                    <td class="optional break">{l.url}</td>
+                  </tr>
+                )}
+              />
+            );
+          }}
         </Loading>
       )}
     </Page>
@@ -357,26 +236,16 @@ function Headers(props: { headers: Record<string, string> | null; label: string 
   const entries = Object.entries(props.headers);
   if (entries.length === 0) return <p class="hint">None.</p>;
   return (
-    <div class="table-wrap">
-      <table aria-label={props.label}>
-        <thead>
-          <tr>
-            <th scope="col">Header</th>
-            <th scope="col">Value</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map(([k, v]) => (
-            <tr key={k}>
-              <td>
-                <code>{k}</code>
-              </td>
-              <td class="break">{v}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table label={props.label} columns={['Header', 'Value']}>
+      {entries.map(([k, v]) => (
+        <tr key={k}>
+          <td>
+            <code>{k}</code>
+          </td>
+          <td class="break">{v}</td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -387,14 +256,7 @@ function LogPage(props: { id: string }) {
     [id],
   );
   if (log.error instanceof ParleyError && (log.error.status === 404 || log.error.status === 400)) {
-    return (
-      <Page title="Webhook attempt not found">
-        <p>This webhook attempt does not exist.</p>
-        <p>
-          <a href={href('logs')}>Back to the webhook logs</a>
-        </p>
-      </Page>
-    );
+    return <NotFound thing="webhook attempt" back={href('logs')} backText="Back to the webhook logs" />;
   }
   return (
     <Page title="Webhook attempt">
@@ -405,64 +267,31 @@ function LogPage(props: { id: string }) {
         {(l) => (
           <>
             <dl class="details">
-              <div>
-                <dt>Kind</dt>
-                <dd>{typeText(l.webhook_type)}</dd>
-              </div>
-              <div>
-                <dt>Status</dt>
-                <dd>{statusText(l.status)}</dd>
-              </div>
-              <div>
-                <dt>Request</dt>
-                <dd class="break">
-                  {l.http_method ? `${l.http_method} ` : ''}
-                  {l.url}
-                </dd>
-              </div>
-              <div>
-                <dt>Answer</dt>
-                <dd>{codeText(l.response_status_code)}</dd>
-              </div>
-              <div>
-                <dt>Attempt</dt>
-                <dd>{l.attempt_number}</dd>
-              </div>
-              <div>
-                <dt>Took</dt>
-                <dd>{durationText(l.duration_ms)}</dd>
-              </div>
-              <div>
-                <dt>Sent</dt>
-                <dd>{when(l.request_timestamp)}</dd>
-              </div>
-              <div>
-                <dt>Recorded</dt>
-                <dd>{when(l.created_at)}</dd>
-              </div>
+              <Term label="Kind">{typeText(l.webhook_type)}</Term>
+              <Term label="Status">{statusText(l.status)}</Term>
+              <Term label="Request" breakable>
+                {l.http_method ? `${l.http_method} ` : ''}
+                {l.url}
+              </Term>
+              <Term label="Answer">{codeText(l.response_status_code)}</Term>
+              <Term label="Attempt">{l.attempt_number}</Term>
+              <Term label="Took">{durationText(l.duration_ms)}</Term>
+              <Term label="Sent">{when(l.request_timestamp)}</Term>
+              <Term label="Recorded">{when(l.created_at)}</Term>
               {l.call_id ? (
-                <div>
-                  <dt>Call</dt>
-                  <dd>
-                    <a href={href('calls', l.call_id)}>{l.call_id}</a>
-                  </dd>
-                </div>
+                <Term label="Call">
+                  <a href={href('calls', l.call_id)}>{l.call_id}</a>
+                </Term>
               ) : null}
               {l.assistant_id ? (
-                <div>
-                  <dt>Agent</dt>
-                  <dd>
-                    <a href={href('agents', l.assistant_id)}>{l.assistant_id}</a>
-                  </dd>
-                </div>
+                <Term label="Agent">
+                  <a href={href('agents', l.assistant_id)}>{l.assistant_id}</a>
+                </Term>
               ) : null}
               {l.webhook_id ? (
-                <div>
-                  <dt>Webhook ID</dt>
-                  <dd class="break">
-                    <code>{l.webhook_id}</code>
-                  </dd>
-                </div>
+                <Term label="Webhook ID" breakable>
+                  <code>{l.webhook_id}</code>
+                </Term>
               ) : null}
             </dl>
             {l.error ? (

@@ -1,8 +1,34 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { allAgents, ParleyError, type components } from '../../../sdk/index.ts';
+import { useMemo, useState } from 'preact/hooks';
+import { ParleyError, type components } from '../../../sdk/index.ts';
+import { AgentField, loadAgents } from '../agent-choice.tsx';
+import {
+  fieldErrors,
+  FormButtons,
+  InputField,
+  TextAreaField,
+  useForm,
+  useSending,
+  type Problems,
+} from '../form.tsx';
+import { usePolled } from '../polled.ts';
 import { go, href } from '../router.ts';
 import { describe, fieldError, parley, unwrap } from '../session.ts';
-import { ErrorNote, Field, Loading, Page, Pager, useLoad, when, type Loaded } from '../ui.tsx';
+import { BUTTONS_COLUMN, byPageNumber, ListTable, optional, Table, usePagedList } from '../table.tsx';
+import {
+  Counter,
+  DeleteButton,
+  ErrorNote,
+  Loading,
+  LoadingPage,
+  NotFound,
+  Notice,
+  Page,
+  plural,
+  useChange,
+  useLoad,
+  when,
+  type Loaded,
+} from '../ui.tsx';
 
 // Simulations: test cases (a simulated caller's prompt and what the call must achieve), suites
 // (cases run together on one agent), running a suite, and a run's page: each simulation's status,
@@ -45,15 +71,6 @@ const POLL_MS = 2_000;
 const MAX_CRITERIA = 50;
 const NAME_MAX = 200;
 
-/** aria attributes of a control inside <Field>: its hint and its error, when shown. */
-function aria(id: string, hint: boolean, error: string | undefined) {
-  const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return {
-    'aria-invalid': error ? ('true' as const) : undefined,
-    'aria-describedby': describedBy || undefined,
-  };
-}
-
 /** A suite or session that is not there: 404, or the 400 of an id that is not a UUID. */
 function isMissing(err: unknown): boolean {
   return (
@@ -62,12 +79,15 @@ function isMissing(err: unknown): boolean {
   );
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+/** Asked before a test case is deleted, from the list or from its suite's page. */
+const deleteCaseQuestion = (c: Case) => `Delete the test case "${c.name}"?`;
 
-async function loadAgents(): Promise<Agent[]> {
-  const agents: Agent[] = [];
-  for await (const agent of allAgents(parley(), {}, 1000)) agents.push(agent);
-  return agents.sort((a, b) => a.name.localeCompare(b.name));
+function deleteCase(c: Case) {
+  return unwrap(
+    parley().api.DELETE('/v2/simulation_cases/{simulation_case_id}', {
+      params: { path: { simulation_case_id: c.simulation_case_id } },
+    }),
+  );
 }
 
 export function Simulations(props: { id?: string; session?: string }) {
@@ -94,7 +114,7 @@ function SuiteList() {
   const cases = useLoad(() => listCases(casePage, CASE_PAGE), [casePage]);
   // The cases a new suite may take: the newest hundred (the API's largest page).
   const choosable = useLoad(() => listCases(1, 100), []);
-  const [caseError, setCaseError] = useState<unknown>(undefined);
+  const caseRemoval = useChange();
   const suiteNames = useMemo(
     () => new Map((suites.data?.items ?? []).map((s) => [s.id, s.name])),
     [suites.data],
@@ -103,20 +123,11 @@ function SuiteList() {
     cases.reload();
     choosable.reload();
   };
-  const removeCase = async (c: Case) => {
-    if (!confirm(`Delete the test case "${c.name}"?`)) return;
-    setCaseError(undefined);
-    try {
-      await unwrap(
-        parley().api.DELETE('/v2/simulation_cases/{simulation_case_id}', {
-          params: { path: { simulation_case_id: c.simulation_case_id } },
-        }),
-      );
+  const removeCase = (c: Case) =>
+    caseRemoval.run(async () => {
+      await deleteCase(c);
       reloadCases();
-    } catch (err) {
-      setCaseError(err);
-    }
-  };
+    }, deleteCaseQuestion(c));
 
   return (
     <Page title="Simulations">
@@ -126,111 +137,60 @@ function SuiteList() {
       </p>
       <h2>Suites</h2>
       <Loading state={suites}>
-        {(data) =>
-          data.items.length === 0 && page === 1 ? (
-            <p>No suites yet: write a test case, then make a suite of it below.</p>
-          ) : (
-            <>
-              <div class="table-wrap">
-                <table aria-label="Suites">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Agent</th>
-                      <th scope="col">Cases</th>
-                      <th scope="col" class="optional">
-                        Created
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.items.map((s) => (
-                      <tr key={s.id}>
-                        <td>
-                          <a href={href('simulations', s.id)}>{s.name}</a>
-                        </td>
-                        <td>{s.agent.name || <span class="hint">deleted agent</span>}</td>
-                        <td>{s.cases.length.toLocaleString()}</td>
-                        <td class="optional">{when(s.created_at)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager
-                offset={(page - 1) * SUITE_PAGE}
-                limit={SUITE_PAGE}
-                total={data.total}
-                onPage={(offset) => setPage(Math.floor(offset / SUITE_PAGE) + 1)}
-              />
-            </>
-          )
-        }
+        {(data) => (
+          <ListTable
+            label="Suites"
+            columns={['Name', 'Agent', 'Cases', ...optional('Created')]}
+            items={data.items}
+            empty={
+              page === 1 ? <p>No suites yet: write a test case, then make a suite of it below.</p> : undefined
+            }
+            paging={byPageNumber(page, SUITE_PAGE, data.total, setPage)}
+            row={(s) => (
+              <tr key={s.id}>
+                <td>
+                  <a href={href('simulations', s.id)}>{s.name}</a>
+                </td>
+                <td>{s.agent.name || <span class="hint">deleted agent</span>}</td>
+                <td>{s.cases.length.toLocaleString()}</td>
+                <td class="optional">{when(s.created_at)}</td>
+              </tr>
+            )}
+          />
+        )}
       </Loading>
 
       <h2>Test cases</h2>
-      <ErrorNote error={caseError} />
+      <ErrorNote error={caseRemoval.error} />
       <Loading state={cases}>
-        {(data) =>
-          data.items.length === 0 && casePage === 1 ? (
-            <p>No test cases yet.</p>
-          ) : (
-            <>
-              <div class="table-wrap">
-                <table aria-label="Test cases">
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col" class="optional">
-                        Success criteria
-                      </th>
-                      <th scope="col">Suite</th>
-                      <th scope="col">
-                        <span class="skip">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.items.map((c) => (
-                      <tr key={c.simulation_case_id}>
-                        <td>{c.name}</td>
-                        <td class="optional">
-                          {plural(c.success_criteria.length, 'criterion', 'criteria')} (
-                          {c.call_success_type === 'all' ? 'all must pass' : 'one is enough'})
-                        </td>
-                        <td>
-                          {c.suite_id ? (
-                            <a href={href('simulations', c.suite_id)}>
-                              {suiteNames.get(c.suite_id) ?? 'Open'}
-                            </a>
-                          ) : (
-                            <span class="hint">none</span>
-                          )}
-                        </td>
-                        <td>
-                          <button
-                            type="button"
-                            class="danger"
-                            aria-label={`Delete ${c.name}`}
-                            onClick={() => void removeCase(c)}
-                          >
-                            Delete
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager
-                offset={(casePage - 1) * CASE_PAGE}
-                limit={CASE_PAGE}
-                total={data.total}
-                onPage={(offset) => setCasePage(Math.floor(offset / CASE_PAGE) + 1)}
-              />
-            </>
-          )
-        }
+        {(data) => (
+          <ListTable
+            label="Test cases"
+            columns={['Name', ...optional('Success criteria'), 'Suite', BUTTONS_COLUMN]}
+            items={data.items}
+            empty={casePage === 1 ? <p>No test cases yet.</p> : undefined}
+            paging={byPageNumber(casePage, CASE_PAGE, data.total, setCasePage)}
+            row={(c) => (
+              <tr key={c.simulation_case_id}>
+                <td>{c.name}</td>
+                <td class="optional">
+                  {plural(c.success_criteria.length, 'criterion', 'criteria')} (
+                  {c.call_success_type === 'all' ? 'all must pass' : 'one is enough'})
+                </td>
+                <td>
+                  {c.suite_id ? (
+                    <a href={href('simulations', c.suite_id)}>{suiteNames.get(c.suite_id) ?? 'Open'}</a>
+                  ) : (
+                    <span class="hint">none</span>
+                  )}
+                </td>
+                <td>
+                  <DeleteButton name={c.name} onClick={() => void removeCase(c)} />
+                </td>
+              </tr>
+            )}
+          />
+        )}
       </Loading>
 
       <h2>New test case</h2>
@@ -243,6 +203,7 @@ function SuiteList() {
 }
 
 type CaseField = 'name' | 'prompt' | 'success_criteria';
+const CASE_FIELDS: CaseField[] = ['name', 'prompt', 'success_criteria'];
 
 /** A new test case; in `suiteId` when given. */
 function CaseForm(props: { suiteId?: string; onCreated: (c: Case) => void }) {
@@ -251,10 +212,8 @@ function CaseForm(props: { suiteId?: string; onCreated: (c: Case) => void }) {
   const [prompt, setPrompt] = useState('');
   const [criteria, setCriteria] = useState('');
   const [successType, setSuccessType] = useState<'all' | 'any'>('all');
-  const [invalid, setInvalid] = useState<Partial<Record<CaseField, string>>>({});
-  const [error, setError] = useState<unknown>(undefined);
   const [created, setCreated] = useState('');
-  const [busy, setBusy] = useState(false);
+  const form = useForm(CASE_FIELDS, (f) => `${prefix}-${f}`);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -262,7 +221,7 @@ function CaseForm(props: { suiteId?: string; onCreated: (c: Case) => void }) {
       .split('\n')
       .map((l) => l.trim())
       .filter(Boolean);
-    const problems: Partial<Record<CaseField, string>> = {};
+    const problems: Problems<CaseField> = {};
     if (!name.trim()) problems.name = 'Enter a name.';
     else if ([...name.trim()].length > NAME_MAX) problems.name = `At most ${NAME_MAX} characters.`;
     if (!prompt.trim()) problems.prompt = 'Describe the caller: who they are and what they want.';
@@ -270,16 +229,9 @@ function CaseForm(props: { suiteId?: string; onCreated: (c: Case) => void }) {
     else if (list.length > MAX_CRITERIA) problems.success_criteria = `At most ${MAX_CRITERIA} criteria.`;
     else if (list.some((l) => [...l].length > 2000))
       problems.success_criteria = 'A criterion is at most 2,000 characters.';
-    setInvalid(problems);
-    setError(undefined);
     setCreated('');
-    const firstBad = (['name', 'prompt', 'success_criteria'] as const).find((f) => problems[f]);
-    if (firstBad) {
-      document.getElementById(`${prefix}-${firstBad}`)?.focus();
-      return;
-    }
-    setBusy(true);
-    try {
+    if (!form.check(problems)) return;
+    await form.send(async () => {
       const made = await unwrap(
         parley().api.POST('/v2/simulation_cases', {
           body: {
@@ -296,60 +248,40 @@ function CaseForm(props: { suiteId?: string; onCreated: (c: Case) => void }) {
       setCriteria('');
       setCreated(made.simulation_case.name);
       props.onCreated(made.simulation_case);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const errors = {
-    name: invalid.name ?? fieldError(error, 'name'),
-    prompt: invalid.prompt ?? fieldError(error, 'prompt'),
-    success_criteria: invalid.success_criteria ?? fieldError(error, 'success_criteria'),
-  };
-  const claimed = (['name', 'prompt', 'success_criteria'] as const).some((f) => !invalid[f] && errors[f]);
+  const { errors, unclaimed } = fieldErrors(CASE_FIELDS, form.invalid, form.error);
   return (
-    <form onSubmit={submit} noValidate aria-busy={busy ? 'true' : undefined} aria-label="New test case">
-      <Field label="Case name" id={`${prefix}-name`} error={errors.name}>
-        <input
-          id={`${prefix}-name`}
-          type="text"
-          autocomplete="off"
-          maxLength={NAME_MAX}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          {...aria(`${prefix}-name`, false, errors.name)}
-        />
-      </Field>
-      <Field
+    <form onSubmit={submit} noValidate aria-busy={form.busy ? 'true' : undefined} aria-label="New test case">
+      <InputField
+        label="Case name"
+        id={`${prefix}-name`}
+        error={errors.name}
+        type="text"
+        autocomplete="off"
+        maxLength={NAME_MAX}
+        value={name}
+        onValue={setName}
+      />
+      <TextAreaField
         label="Caller’s prompt"
         id={`${prefix}-prompt`}
         error={errors.prompt}
         hint="Who the simulated caller is and what they want, e.g. “You want to book a table for two tonight.”"
-      >
-        <textarea
-          id={`${prefix}-prompt`}
-          rows={4}
-          value={prompt}
-          onInput={(e) => setPrompt(e.currentTarget.value)}
-          {...aria(`${prefix}-prompt`, true, errors.prompt)}
-        />
-      </Field>
-      <Field
+        rows={4}
+        value={prompt}
+        onValue={setPrompt}
+      />
+      <TextAreaField
         label="Success criteria"
         id={`${prefix}-success_criteria`}
         error={errors.success_criteria}
         hint="One per line: what the call must achieve, e.g. “The agent confirms the booking time.”"
-      >
-        <textarea
-          id={`${prefix}-success_criteria`}
-          rows={4}
-          value={criteria}
-          onInput={(e) => setCriteria(e.currentTarget.value)}
-          {...aria(`${prefix}-success_criteria`, true, errors.success_criteria)}
-        />
-      </Field>
+        rows={4}
+        value={criteria}
+        onValue={setCriteria}
+      />
       <fieldset class="choices">
         <legend>The case passes when</legend>
         <div>
@@ -375,22 +307,15 @@ function CaseForm(props: { suiteId?: string; onCreated: (c: Case) => void }) {
           </label>
         </div>
       </fieldset>
-      <ErrorNote error={claimed ? undefined : error} />
-      {created ? (
-        <p class="notice" role="status">
-          Added the test case “{created}”.
-        </p>
-      ) : null}
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          Add test case
-        </button>
-      </div>
+      <ErrorNote error={unclaimed} />
+      {created ? <Notice>Added the test case “{created}”.</Notice> : null}
+      <FormButtons busy={form.busy} submit="Add test case" />
     </form>
   );
 }
 
 type SuiteField = 'name' | 'model_id' | 'case_ids';
+const SUITE_FIELDS: SuiteField[] = ['name', 'model_id', 'case_ids'];
 
 function SuiteForm(props: {
   agents: Loaded<Agent[]>;
@@ -400,9 +325,7 @@ function SuiteForm(props: {
   const [name, setName] = useState('');
   const [agentId, setAgentId] = useState('');
   const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const [invalid, setInvalid] = useState<Partial<Record<SuiteField, string>>>({});
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const form = useForm(SUITE_FIELDS, (f) => `suite-${f}`);
 
   const toggle = (id: string, on: boolean) =>
     setChosen((prev) => {
@@ -413,75 +336,44 @@ function SuiteForm(props: {
     });
   const submit = async (event: Event) => {
     event.preventDefault();
-    const problems: Partial<Record<SuiteField, string>> = {};
+    const problems: Problems<SuiteField> = {};
     if (!name.trim()) problems.name = 'Enter a name.';
     else if ([...name.trim()].length > NAME_MAX) problems.name = `At most ${NAME_MAX} characters.`;
     if (!agentId) problems.model_id = 'Choose the agent the suite tests.';
-    setInvalid(problems);
-    setError(undefined);
-    const firstBad = (['name', 'model_id'] as const).find((f) => problems[f]);
-    if (firstBad) {
-      document.getElementById(`suite-${firstBad}`)?.focus();
-      return;
-    }
-    setBusy(true);
-    try {
+    if (!form.check(problems)) return;
+    await form.send(async () => {
       const suite = await unwrap(
         parley().api.POST('/v2/simulation_suites', {
           body: { name: name.trim(), model_id: agentId, ...(chosen.size ? { case_ids: [...chosen] } : {}) },
         }),
       );
       go('simulations', suite.id);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const errors = {
-    name: invalid.name ?? fieldError(error, 'name'),
-    model_id: invalid.model_id ?? fieldError(error, 'model_id'),
-    case_ids: fieldError(error, 'case_ids'),
-  };
-  const claimed = (['name', 'model_id', 'case_ids'] as const).some((f) => !invalid[f] && errors[f]);
-  const agentsLoading = props.agents.data === undefined && props.agents.error === undefined;
+  const { errors, unclaimed } = fieldErrors(SUITE_FIELDS, form.invalid, form.error);
   const items = props.cases.data?.items ?? [];
   return (
-    <form onSubmit={submit} noValidate aria-busy={busy ? 'true' : undefined} aria-label="New suite">
-      <Field label="Suite name" id="suite-name" error={errors.name}>
-        <input
-          id="suite-name"
-          type="text"
-          autocomplete="off"
-          maxLength={NAME_MAX}
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          {...aria('suite-name', false, errors.name)}
-        />
-      </Field>
-      <ErrorNote error={props.agents.error} />
-      <Field
+    <form onSubmit={submit} noValidate aria-busy={form.busy ? 'true' : undefined} aria-label="New suite">
+      <InputField
+        label="Suite name"
+        id="suite-name"
+        error={errors.name}
+        type="text"
+        autocomplete="off"
+        maxLength={NAME_MAX}
+        value={name}
+        onValue={setName}
+      />
+      <AgentField
         label="Agent to test"
         id="suite-model_id"
+        agents={props.agents}
         error={errors.model_id}
         hint="A suite stays on its agent: it can only run on it."
-      >
-        <select
-          id="suite-model_id"
-          value={agentId}
-          disabled={agentsLoading}
-          onChange={(e) => setAgentId(e.currentTarget.value)}
-          {...aria('suite-model_id', true, errors.model_id)}
-        >
-          <option value="">{agentsLoading ? 'Loading agents…' : 'Choose an agent'}</option>
-          {(props.agents.data ?? []).map((a) => (
-            <option key={a.model_id} value={a.model_id}>
-              {a.name || a.model_id}
-            </option>
-          ))}
-        </select>
-      </Field>
+        value={agentId}
+        onValue={setAgentId}
+      />
       <fieldset
         class={errors.case_ids ? 'choices invalid' : 'choices'}
         aria-describedby={['suite-cases-hint', errors.case_ids ? 'suite-cases-error' : '']
@@ -516,12 +408,8 @@ function SuiteForm(props: {
           </small>
         ) : null}
       </fieldset>
-      <ErrorNote error={claimed ? undefined : error} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          Create suite
-        </button>
-      </div>
+      <ErrorNote error={unclaimed} />
+      <FormButtons busy={form.busy} submit="Create suite" />
     </form>
   );
 }
@@ -531,62 +419,38 @@ function SuiteForm(props: {
 function SuitePage(props: { id: string }) {
   const id = props.id;
   const suite = useLoad(() => getSuite(id), [id]);
-  const [offset, setOffset] = useState(0);
-  const sessions = useLoad(
-    () =>
+  const sessions = usePagedList(
+    SESSION_LIMIT,
+    (page) =>
       unwrap(
         parley().api.GET('/v2/simulation_suites/{suite_id}/sessions', {
-          params: { path: { suite_id: id }, query: { limit: SESSION_LIMIT, offset } },
+          params: { path: { suite_id: id }, query: page },
         }),
       ),
-    [id, offset],
+    [id],
   );
-  const [actionError, setActionError] = useState<unknown>(undefined);
+  const change = useChange();
 
   if (suite.error !== undefined && isMissing(suite.error)) {
-    return (
-      <Page title="Suite not found">
-        <p>This suite does not exist.</p>
-        <p>
-          <a href={href('simulations')}>Back to the simulations</a>
-        </p>
-      </Page>
-    );
+    return <NotFound thing="suite" back={href('simulations')} backText="Back to the simulations" />;
   }
-  if (suite.data === undefined) {
-    return (
-      <Page title="Suite">
-        <Loading state={suite}>{() => null}</Loading>
-      </Page>
-    );
-  }
+  if (suite.data === undefined) return <LoadingPage title="Suite" error={suite.error} />;
   const s = suite.data;
-  const removeSuite = async () => {
-    if (!confirm(`Delete the suite "${s.name}" and its ${plural(s.cases.length, 'test case')}?`)) return;
-    setActionError(undefined);
-    try {
-      await unwrap(
-        parley().api.DELETE('/v2/simulation_suites/{suite_id}', { params: { path: { suite_id: id } } }),
-      );
-      go('simulations');
-    } catch (err) {
-      setActionError(err);
-    }
-  };
-  const removeCase = async (c: Case) => {
-    if (!confirm(`Delete the test case "${c.name}"?`)) return;
-    setActionError(undefined);
-    try {
-      await unwrap(
-        parley().api.DELETE('/v2/simulation_cases/{simulation_case_id}', {
-          params: { path: { simulation_case_id: c.simulation_case_id } },
-        }),
-      );
+  const removeSuite = () =>
+    change.run(
+      async () => {
+        await unwrap(
+          parley().api.DELETE('/v2/simulation_suites/{suite_id}', { params: { path: { suite_id: id } } }),
+        );
+        go('simulations');
+      },
+      `Delete the suite "${s.name}" and its ${plural(s.cases.length, 'test case')}?`,
+    );
+  const removeCase = (c: Case) =>
+    change.run(async () => {
+      await deleteCase(c);
       suite.reload();
-    } catch (err) {
-      setActionError(err);
-    }
-  };
+    }, deleteCaseQuestion(c));
   return (
     <Page
       title={s.name}
@@ -604,51 +468,30 @@ function SuitePage(props: { id: string }) {
         {s.agent.name ? <a href={href('agents', s.model_id)}>{s.agent.name}</a> : 'an agent that was deleted'}
         . Callers speak {s.language}. Created {when(s.created_at)}.
       </p>
-      <ErrorNote error={actionError} />
+      <ErrorNote error={change.error} />
       <h2>Run the suite</h2>
       {s.cases.length === 0 ? <p>Add a test case first: a suite runs its cases.</p> : <RunForm suite={s} />}
       <h2>Runs</h2>
-      <Loading state={sessions}>
-        {(data) =>
-          data.sessions.length === 0 && offset === 0 ? (
-            <p>Not run yet.</p>
-          ) : (
-            <>
-              <div class="table-wrap">
-                <table aria-label="Runs">
-                  <thead>
-                    <tr>
-                      <th scope="col">Started</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Passed</th>
-                      <th scope="col" class="optional">
-                        Could not run
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.sessions.map((r) => (
-                      <tr key={r.simulation_session_id}>
-                        <td>
-                          <a href={href('simulations', id, r.simulation_session_id)}>{when(r.created_at)}</a>
-                        </td>
-                        <td>{r.status === 'completed' ? 'Finished' : 'Running'}</td>
-                        <td>{passedText(r)}</td>
-                        <td class="optional">{r.failed_simulations.toLocaleString()}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager
-                offset={offset}
-                limit={SESSION_LIMIT}
-                total={data.pagination.total_records}
-                onPage={setOffset}
-              />
-            </>
-          )
-        }
+      <Loading state={sessions.list}>
+        {(data) => (
+          <ListTable
+            label="Runs"
+            columns={['Started', 'Status', 'Passed', ...optional('Could not run')]}
+            items={data.sessions}
+            empty={sessions.offset === 0 ? <p>Not run yet.</p> : undefined}
+            paging={sessions.paging(data.pagination.total_records)}
+            row={(r) => (
+              <tr key={r.simulation_session_id}>
+                <td>
+                  <a href={href('simulations', id, r.simulation_session_id)}>{when(r.created_at)}</a>
+                </td>
+                <td>{r.status === 'completed' ? 'Finished' : 'Running'}</td>
+                <td>{passedText(r)}</td>
+                <td class="optional">{r.failed_simulations.toLocaleString()}</td>
+              </tr>
+            )}
+          />
+        )}
       </Loading>
       <h2>Test cases</h2>
       {s.cases.length === 0 ? (
@@ -696,8 +539,7 @@ function RunForm(props: { suite: Suite }) {
   const [turns, setTurns] = useState('20');
   const [mode, setMode] = useState<RunMode>('recorded');
   const [invalid, setInvalid] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, send } = useSending();
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -709,8 +551,7 @@ function RunForm(props: { suite: Suite }) {
     }
     setInvalid(undefined);
     setError(undefined);
-    setBusy(true);
-    try {
+    await send(async () => {
       const started = await unwrap(
         parley().api.POST('/v2/simulation_suites/{suite_id}/execute', {
           params: {
@@ -720,32 +561,23 @@ function RunForm(props: { suite: Suite }) {
         }),
       );
       go('simulations', suite.id, started.session_id);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const turnsError = invalid ?? fieldError(error, 'max_turns');
   return (
     <form onSubmit={submit} noValidate aria-busy={busy ? 'true' : undefined} aria-label="Run the suite">
-      <Field
+      <InputField
         label="Caller turns at most"
         id="run-max_turns"
         error={turnsError}
         hint="10 to 50: the conversation stops once the caller has spoken this many times."
-      >
-        <input
-          id="run-max_turns"
-          type="number"
-          inputMode="numeric"
-          min={10}
-          max={50}
-          value={turns}
-          onInput={(e) => setTurns(e.currentTarget.value)}
-          {...aria('run-max_turns', true, turnsError)}
-        />
-      </Field>
+        type="number"
+        inputMode="numeric"
+        min={10}
+        max={50}
+        value={turns}
+        onValue={setTurns}
+      />
       <fieldset class="choices">
         <legend>The agent’s actions</legend>
         <div>
@@ -772,11 +604,10 @@ function RunForm(props: { suite: Suite }) {
         </div>
       </fieldset>
       <ErrorNote error={turnsError && !invalid ? undefined : error} />
-      <div class="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? 'Starting…' : `Run ${plural(suite.cases.length, 'test case')}`}
-        </button>
-      </div>
+      <FormButtons
+        busy={busy}
+        submit={busy ? 'Starting…' : `Run ${plural(suite.cases.length, 'test case')}`}
+      />
     </form>
   );
 }
@@ -785,60 +616,21 @@ function RunForm(props: { suite: Suite }) {
 
 function SessionPage(props: { suiteId: string; sessionId: string }) {
   const { suiteId, sessionId } = props;
-  const [session, setSession] = useState<Session | undefined>(undefined);
-  const [loadError, setLoadError] = useState<unknown>(undefined);
-  const [pollError, setPollError] = useState<unknown>(undefined);
   const suite = useLoad(() => getSuite(suiteId), [suiteId]);
-
-  useEffect(() => {
-    let live = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let loaded = false;
-    setSession(undefined);
-    setLoadError(undefined);
-    setPollError(undefined);
-    const poll = async () => {
-      let again = true;
-      try {
-        const s = await getSession(sessionId);
-        if (!live) return;
-        loaded = true;
-        setSession(s);
-        setPollError(undefined);
-        if (s.status === 'completed') again = false;
-      } catch (err) {
-        if (!live) return;
-        // A refusal (not found, say) stays so; no answer or a server error is tried again.
-        again = err instanceof ParleyError && err.retryable;
-        if (loaded) setPollError(err);
-        else setLoadError(err);
-      }
-      if (live && again) timer = setTimeout(() => void poll(), POLL_MS);
-    };
-    void poll();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [sessionId]);
+  const polled = usePolled(
+    () => getSession(sessionId),
+    (s) => s.status === 'completed',
+    POLL_MS,
+    [sessionId],
+  );
+  const { record: session, loadError, pollError } = polled;
 
   const suiteName = suite.data?.name;
   if (session === undefined) {
     if (loadError !== undefined && isMissing(loadError)) {
-      return (
-        <Page title="Run not found">
-          <p>This run does not exist.</p>
-          <p>
-            <a href={href('simulations', suiteId)}>Back to the suite</a>
-          </p>
-        </Page>
-      );
+      return <NotFound thing="run" back={href('simulations', suiteId)} backText="Back to the suite" />;
     }
-    return (
-      <Page title="Simulation run">
-        {loadError !== undefined ? <ErrorNote error={loadError} /> : <p aria-busy="true">Loading…</p>}
-      </Page>
-    );
+    return <LoadingPage title="Simulation run" error={loadError} />;
   }
   const done = session.status === 'completed';
   const passed = session.simulations.filter((x) => x.passed === true).length;
@@ -860,21 +652,11 @@ function SessionPage(props: { suiteId: string; sessionId: string }) {
         </p>
       ) : null}
       <div class="counters">
-        <div>
-          <strong>{session.total_simulations.toLocaleString()}</strong> test cases
-        </div>
-        <div>
-          <strong>{passed.toLocaleString()}</strong> passed
-        </div>
-        <div>
-          <strong>{judgedFailed.toLocaleString()}</strong> not passed
-        </div>
-        <div>
-          <strong>{session.failed_simulations.toLocaleString()}</strong> could not run
-        </div>
-        <div>
-          <strong>{session.pending_simulations.toLocaleString()}</strong> running
-        </div>
+        <Counter value={session.total_simulations.toLocaleString()}>test cases</Counter>
+        <Counter value={passed.toLocaleString()}>passed</Counter>
+        <Counter value={judgedFailed.toLocaleString()}>not passed</Counter>
+        <Counter value={session.failed_simulations.toLocaleString()}>could not run</Counter>
+        <Counter value={session.pending_simulations.toLocaleString()}>running</Counter>
       </div>
       {session.simulations.map((sim) => (
         <SimulationResult key={sim.simulation_id} sim={sim} />
@@ -936,26 +718,18 @@ function SimulationResult(props: { sim: Simulation }) {
         </p>
       ) : null}
       {sim.criteria_results.length > 0 ? (
-        <div class="table-wrap">
-          <table aria-label={`Verdicts for ${sim.simulation_case_name ?? 'the test case'}`}>
-            <thead>
-              <tr>
-                <th scope="col">Criterion</th>
-                <th scope="col">Verdict</th>
-                <th scope="col">Why</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sim.criteria_results.map((r, i) => (
-                <tr key={i}>
-                  <td>{r.criterion}</td>
-                  <td class={r.passed ? 'ok' : 'bad'}>{r.passed ? '✓ Met' : '✗ Not met'}</td>
-                  <td>{r.reason}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          label={`Verdicts for ${sim.simulation_case_name ?? 'the test case'}`}
+          columns={['Criterion', 'Verdict', 'Why']}
+        >
+          {sim.criteria_results.map((r, i) => (
+            <tr key={i}>
+              <td>{r.criterion}</td>
+              <td class={r.passed ? 'ok' : 'bad'}>{r.passed ? '✓ Met' : '✗ Not met'}</td>
+              <td>{r.reason}</td>
+            </tr>
+          ))}
+        </Table>
       ) : sim.status === 'in-progress' ? (
         <p aria-busy="true">In progress…</p>
       ) : null}

@@ -2,15 +2,17 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   describeClose,
   ParleyError,
+  ResponseTimer,
   startWebCall,
   WebCallError,
   type paths,
   type WebCall,
   type WebCallClose,
 } from '../../../sdk/index.ts';
-import { openCallAudio, ResponseTimer, type CallAudio } from '../audio.ts';
+import { openCallAudio, type CallAudio } from '../audio.ts';
 import { href } from '../router.ts';
 import { describe, parley, unwrap } from '../session.ts';
+import { Table } from '../table.tsx';
 import { Page } from '../ui.tsx';
 
 // "Test in the browser": a call to the agent from this page (the WebSocket media test call,
@@ -302,29 +304,18 @@ function RecordLatency(props: { record: CallRecord | null }) {
       {turns.length === 0 ? (
         <p>No agent turns were measured.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="hint">
-              From the end of the caller’s speech to the agent’s first frame out, on the server.
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Turn</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Total (ms)</th>
-              </tr>
-            </thead>
-            <tbody>
-              {turns.map((t) => (
-                <tr key={t.turn}>
-                  <td>{t.turn}</td>
-                  <td>{t.kind || '—'}</td>
-                  <td>{t.totalMs ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="From the end of the caller’s speech to the agent’s first frame out, on the server."
+          columns={['Turn', 'Kind', 'Total (ms)']}
+        >
+          {turns.map((t) => (
+            <tr key={t.turn}>
+              <td>{t.turn}</td>
+              <td>{t.kind || '—'}</td>
+              <td>{t.totalMs ?? '—'}</td>
+            </tr>
+          ))}
+        </Table>
       )}
     </>
   );
