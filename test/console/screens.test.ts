@@ -211,6 +211,37 @@ describe('the console screens', () => {
     await page.close();
   });
 
+  it("attaches the action and the knowledge base on the agent's tab, and detaches the action", async () => {
+    const page = await signedIn();
+    await page.goto(`${url}/#/agents/${agentId}/attachments`);
+    const action = page.getByRole('checkbox', { name: /lookup_order|When the caller asks where/ });
+    const base = page.getByRole('checkbox', { name: 'Restaurant facts' });
+    await action.waitFor();
+    expect(await action.isChecked()).toBe(false);
+    await action.check();
+    await base.check();
+    // Checked because the agent, read again, has them (not because the box was clicked).
+    await expect.poll(() => action.isChecked()).toBe(true);
+    await expect.poll(() => base.isChecked()).toBe(true);
+    await page.reload();
+    await expect.poll(() => action.isChecked()).toBe(true);
+    const read = async () =>
+      (
+        await unwrap(
+          parley.api.GET('/v2/assistants/{model_id}', {
+            params: { path: { model_id: agentId }, query: { include_actions: true } },
+          }),
+        )
+      ).assistants[0]!;
+    expect((await read()).actions).toEqual([actionId]);
+    expect((await read()).knowledge_base_id).toBe(baseId);
+    await shot(page, 'screens-05-agent-attachments');
+    await action.uncheck();
+    await expect.poll(async () => (await read()).actions).toEqual([]);
+    await expect.poll(() => action.isChecked()).toBe(false);
+    await page.close();
+  });
+
   it('writes a test case, makes a suite of it, runs it and shows the verdicts and the transcript', async () => {
     const page = await signedIn();
     await page.goto(`${url}/#/simulations`);

@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'preact/hooks';
 import { eachByOffset, type components } from '../../../sdk/index.ts';
 import { parley, unwrap } from '../session.ts';
 import { ErrorNote, Loading, Page, useChange, useLoad, type Loaded } from '../ui.tsx';
@@ -28,12 +29,16 @@ export function AgentAttachments(props: { agent: Agent; onChange: () => void }) 
   );
   const bases = useLoad(loadBases, []);
   const change = useChange();
-  /** Attaches or detaches, then has the agent read again. */
-  const apply = (request: () => Promise<unknown>) =>
-    void change.run(async () => {
+  /** Attaches or detaches, then has the agent read again; false when the API refused. */
+  const apply = async (request: () => Promise<unknown>): Promise<boolean> => {
+    let done = false;
+    await change.run(async () => {
       await request();
+      done = true;
       props.onChange();
     });
+    return done;
+  };
   return (
     <Page title={`${agent.name}: actions and knowledge`}>
       <ErrorNote error={change.error} />
@@ -46,7 +51,7 @@ export function AgentAttachments(props: { agent: Agent; onChange: () => void }) 
         attached={(a) => agent.actions.includes(a.action_id)}
         onToggle={(a, attached) => {
           const body = { model_id, actions: [a.action_id] };
-          apply(() =>
+          return apply(() =>
             attached
               ? unwrap(parley().api.POST('/v2/actions/detach', { body }))
               : unwrap(parley().api.POST('/v2/actions/attach', { body })),
@@ -62,7 +67,7 @@ export function AgentAttachments(props: { agent: Agent; onChange: () => void }) 
         attached={(kb) => agent.knowledge_base_id === kb.knowledge_base_id}
         onToggle={(kb, attached) => {
           const path = { knowledge_base_id: kb.knowledge_base_id };
-          apply(() =>
+          return apply(() =>
             attached
               ? unwrap(
                   parley().api.POST('/v2/knowledge_base/{knowledge_base_id}/detach', {
@@ -82,15 +87,38 @@ export function AgentAttachments(props: { agent: Agent; onChange: () => void }) 
   );
 }
 
-/** The workspace's actions or bases, each checked when it is attached to the agent. */
+/**
+ * The workspace's actions or bases, each checked when it is attached to the agent. A box that was
+ * just clicked shows what was asked for, disabled, until the agent read again shows it (or the
+ * API refused): a controlled box would otherwise spring back while the request is on its way.
+ */
 function AttachList<T>(props: {
   items: Loaded<T[]>;
   none: string;
   keyOf: (item: T) => string;
   label: (item: T) => string;
   attached: (item: T) => boolean;
-  onToggle: (item: T, attached: boolean) => void;
+  onToggle: (item: T, attached: boolean) => Promise<boolean>;
 }) {
+  const [wanted, setWanted] = useState<ReadonlyMap<string, boolean>>(new Map());
+  const settle = (key: string) =>
+    setWanted((w) => {
+      const next = new Map(w);
+      next.delete(key);
+      return next;
+    });
+  // The agent read again: what it shows now is what the boxes show.
+  useEffect(() => {
+    for (const item of props.items.data ?? []) {
+      const key = props.keyOf(item);
+      if (wanted.get(key) === props.attached(item)) settle(key);
+    }
+  });
+  const toggle = (item: T, attached: boolean) => {
+    const key = props.keyOf(item);
+    setWanted((w) => new Map(w).set(key, !attached));
+    void props.onToggle(item, attached).then((ok) => ok || settle(key));
+  };
   return (
     <Loading state={props.items}>
       {(items) =>
@@ -100,13 +128,15 @@ function AttachList<T>(props: {
           <ul>
             {items.map((item) => {
               const attached = props.attached(item);
+              const asked = wanted.get(props.keyOf(item));
               return (
                 <li key={props.keyOf(item)}>
                   <label class="check">
                     <input
                       type="checkbox"
-                      checked={attached}
-                      onChange={() => props.onToggle(item, attached)}
+                      checked={asked ?? attached}
+                      disabled={asked !== undefined}
+                      onChange={() => toggle(item, attached)}
                     />
                     {props.label(item)}
                   </label>

@@ -99,7 +99,10 @@ export function AgentEditor(props: { modelId?: string; tab?: string | undefined 
       modelId
         ? (
             await unwrap(
-              parley().api.GET('/v2/assistants/{model_id}', { params: { path: { model_id: modelId } } }),
+              // With its actions: the attachments tab shows which are attached.
+              parley().api.GET('/v2/assistants/{model_id}', {
+                params: { path: { model_id: modelId }, query: { include_actions: true } },
+              }),
             )
           ).assistants[0]
         : null,
