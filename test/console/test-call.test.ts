@@ -65,6 +65,7 @@ describe.runIf(runHere)('the console: test call and chat with an agent', () => {
         body: {
           type: 'outbound',
           name: 'Browser call agent',
+          is_recording: true,
           agent: {
             prompt: 'Be brief.',
             greeting_message: GREETING,
@@ -204,6 +205,24 @@ describe.runIf(runHere)('the console: test call and chat with an agent', () => {
       found(CALLER_WORDS, shown),
       `call page: ${shown}; record: ${record.transcript}`,
     ).toBeGreaterThanOrEqual(4);
+    // The recording plays from a chosen line: the caller's line moves the player to where it
+    // starts, plays, and is marked as the line playing.
+    const player = page.getByRole('region', { name: 'Recording' }).locator('audio');
+    const audio = () =>
+      player.evaluate((el) => {
+        const a = el as unknown as { duration: number; currentTime: number; paused: boolean };
+        return { duration: a.duration, currentTime: a.currentTime, paused: a.paused };
+      });
+    await expect.poll(async () => (await audio()).duration, { timeout: 10_000 }).toBeGreaterThan(4);
+    const callerLine = section.locator('li').filter({ hasText: 'Caller' }).first();
+    const startsAt = await callerLine.locator('.hint').textContent();
+    const [minutes, seconds] = (startsAt ?? '').trim().split(':').map(Number);
+    await callerLine.getByRole('button').click();
+    await expect.poll(async () => (await audio()).paused, { timeout: 10_000 }).toBe(false);
+    const { currentTime } = await audio();
+    expect(currentTime, `the line shows ${startsAt}`).toBeGreaterThanOrEqual(minutes! * 60 + seconds! - 1);
+    expect(await callerLine.getAttribute('aria-current')).toBe('true');
+    await page.screenshot({ path: join(SHOTS, '13-call-recording-playing.png'), fullPage: true });
     // Nothing refused: no CSP violation (the socket is 'self'), no failed request.
     expect(errors).toEqual([]);
     await page.context().close();

@@ -221,7 +221,7 @@ export function TestCall(props: { modelId: string }) {
     >
       <p class="hint">
         Talk to the agent with this computer’s microphone and speakers (headphones avoid an echo). The call is
-        a real call: it is recorded and listed with the others.
+        a real call: it is listed with the others, and recorded when the agent records its calls.
       </p>
       <p role="status" class="call-status">
         {phase === 'starting'
