@@ -228,6 +228,35 @@ describe.runIf(runHere)('the console: test call and chat with an agent', () => {
     await page.context().close();
   }, 150_000);
 
+  it("calls in Opus, encoded and decoded by the browser's WebCodecs: the greeting, then the caller's words", async () => {
+    const errors: string[] = [];
+    const page = await signedIn(errors);
+    await page.goto(`${url}/#/agents/${agentId}/test`);
+    await page.getByLabel('Audio').selectOption('opus');
+    const started = page.waitForRequest((r) => r.url().endsWith('/v2/calls/outbound-test-ws-media'));
+    await page.getByRole('button', { name: 'Call', exact: true }).click();
+    expect((await started).postDataJSON()).toMatchObject({ wsMediaCodec: 'opus', wsMediaFraming: 'payload' });
+    const transcript = page.getByRole('list', { name: 'Live transcript' });
+    await transcript.getByText(GREETING).waitFor({ timeout: 30_000 });
+    // The agent's PocketSphinx heard the page's Opus packets...
+    await expect
+      .poll(
+        async () => found(CALLER_WORDS, (await transcript.locator('li.caller').allTextContents()).join(' ')),
+        {
+          timeout: 60_000,
+          interval: 250,
+        },
+      )
+      .toBeGreaterThanOrEqual(4);
+    // ...and the page decoded the agent's: its answer was heard here, so it has a latency.
+    await transcript.locator('li.agent .latency').first().waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Hang up' }).click();
+    await page.getByRole('status').getByText('The call ended.').waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  }, 150_000);
+
   it("says in words why a call could not start: the microphone refused, the API's refusal", async () => {
     // An agent deleted after its page opened: the API refuses the call, naming the field.
     const gone = await unwrap(

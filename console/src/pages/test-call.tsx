@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   describeClose,
+  hasWebCodecsAudio,
   ParleyError,
   ResponseTimer,
   startWebCall,
@@ -12,13 +13,15 @@ import {
 import { openCallAudio, type CallAudio } from '../audio.ts';
 import { href } from '../router.ts';
 import { describe, parley, unwrap } from '../session.ts';
+import { SelectField } from '../form.tsx';
 import { Table } from '../table.tsx';
 import { Page } from '../ui.tsx';
 
 // "Test in the browser": a call to the agent from this page (the WebSocket media test call,
-// docs/ws-media.md): the microphone goes to the agent as 16 kHz L16 frames, the agent's audio plays
-// through a small jitter buffer, and the transcript follows live with how long the agent took to
-// answer each time, as heard here. Once the call ends, its record's own per-turn latency.
+// docs/ws-media.md): the microphone goes to the agent as 16 kHz L16 frames (or 48 kHz Opus), the
+// agent's audio plays through a small jitter buffer, and the transcript follows live with how long
+// the agent took to answer each time, as heard here. Once the call ends, its record's own per-turn
+// latency.
 
 type CallRecord =
   paths['/v2/calls/{call_id}']['get']['responses'][200]['content']['application/json']['response']['calls'][number];
@@ -32,8 +35,15 @@ interface Line {
 
 type Phase = 'idle' | 'starting' | 'live' | 'ending' | 'ended';
 
-/** The codec the page speaks: L16 at 16 kHz, no codec to carry (docs/ws-media.md). */
-const CALL_RATE = 16000;
+/**
+ * The codecs the page can speak (docs/ws-media.md): L16 at 16 kHz, no codec to carry; Opus at
+ * 48 kHz, as WebRTC sends it, through the browser's WebCodecs where it has them.
+ */
+const CODECS = {
+  l16: { label: 'L16, 16 kHz (uncompressed)', rate: 16000 },
+  opus: { label: 'Opus, 48 kHz (as WebRTC sends it)', rate: 48000 },
+} as const;
+type Codec = keyof typeof CODECS;
 const FINAL = new Set(['completed', 'failed', 'canceled']);
 /** How often the record is read once the call ended, until it is final. */
 const RECORD_POLL_MS = 1000;
@@ -74,6 +84,7 @@ function perTurn(record: CallRecord): { turn: number; kind: string; totalMs: num
 
 export function TestCall(props: { modelId: string }) {
   const [phase, setPhase] = useState<Phase>('idle');
+  const [codec, setCodec] = useState<Codec>('l16');
   const [lines, setLines] = useState<Line[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [callId, setCallId] = useState<string | null>(null);
@@ -142,7 +153,7 @@ export function TestCall(props: { modelId: string }) {
     }
     try {
       current.audio = await openCallAudio({
-        callRate: CALL_RATE,
+        callRate: CODECS[codec].rate,
         onFrame: (pcm) => {
           const c = current.call;
           if (!c) return;
@@ -161,7 +172,7 @@ export function TestCall(props: { modelId: string }) {
     try {
       current.call = await startWebCall(parley(), {
         modelId: props.modelId,
-        codec: 'l16',
+        codec,
         framing: 'payload',
         signal: abort.signal,
         onAudio: (pcm) => {
@@ -223,6 +234,21 @@ export function TestCall(props: { modelId: string }) {
         Talk to the agent with this computer’s microphone and speakers (headphones avoid an echo). The call is
         a real call: it is listed with the others, and recorded when the agent records its calls.
       </p>
+      {hasWebCodecsAudio() ? (
+        <SelectField
+          label="Audio"
+          id="test-call-codec"
+          value={codec}
+          disabled={busy}
+          onValue={(v) => setCodec(v === 'opus' ? 'opus' : 'l16')}
+        >
+          {(Object.keys(CODECS) as Codec[]).map((c) => (
+            <option key={c} value={c}>
+              {CODECS[c].label}
+            </option>
+          ))}
+        </SelectField>
+      ) : null}
       <p role="status" class="call-status">
         {phase === 'starting'
           ? 'Calling…'
