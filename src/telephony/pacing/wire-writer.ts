@@ -230,9 +230,9 @@ export function writeSlot(
 /**
  * Main thread: the socket is about to close (or the leg ended): from now on the sender never
  * writes to it (the rest of a frame it owed is given up: the connection is going). Waits out a
- * write in progress (one write(2), microseconds).
+ * write in progress (one write(2), microseconds). `now` is the clock of that wait (ms).
  */
-export function closeSocket(control: Int32Array): void {
+export function closeSocket(control: Int32Array, now: () => number = () => performance.now()): void {
   let giveUpAt = 0;
   for (;;) {
     const state = Atomics.compareExchange(control, SOCKET_STATE, SOCKET_OPEN, SOCKET_CLOSED);
@@ -244,12 +244,12 @@ export function closeSocket(control: Int32Array): void {
     // `writing` lasts one write(2). Held far longer, the writer was stopped mid-write (its thread
     // terminated): no write follows, the pacer resets it on the thread's exit, and this waits at
     // most WRITER_GONE_MS for that rather than hang the main thread.
-    const now = performance.now();
-    if (giveUpAt === 0) giveUpAt = now + WRITER_GONE_MS;
-    else if (now > giveUpAt) {
+    const at = now();
+    if (giveUpAt === 0) giveUpAt = at + WRITER_GONE_MS;
+    else if (at > giveUpAt) {
       Atomics.store(control, SOCKET_STATE, SOCKET_CLOSED);
       return;
-    } else if (now > giveUpAt - WRITER_GONE_MS + 1) Atomics.wait(parked, 0, 0, 0.05);
+    } else if (at > giveUpAt - WRITER_GONE_MS + 1) Atomics.wait(parked, 0, 0, 0.05);
   }
 }
 

@@ -480,7 +480,8 @@ describe('WS media leg, frames written by the pacer worker', () => {
       await bound.leg.drained();
       expect(bound.leg.playedMs).toBe(200);
       await until(() => lefts.length >= 10);
-      expect(lefts.every((late) => late >= 0 && late < 1_000)).toBe(true);
+      // Never before its slot (how late depends on the machine, so it is not asserted).
+      expect(lefts.every((late) => late >= 0)).toBe(true);
       // Paced: one frame a slot of the pacer's grid (its own schedule, however late the machine).
       expect(grids.slice(1, 10).map((at, i) => at - grids[i]!)).toEqual(Array(9).fill(20));
 
