@@ -108,7 +108,7 @@ const anyPublicEntry = (what) =>
   ]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.bench-tmp/**', 'console/dist/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '.bench-tmp/**', 'console/dist/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -207,7 +207,7 @@ export default tseslint.config(
   { files: ['bench/**/*.ts'], rules: anyPublicEntry('Benchmarks') },
   {
     files: ['bin/**/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
     rules: restrict([{ regex: '^\\.\\./(?!cli/)', message: 'bin/ only starts the CLI (cli/).' }]),
   },
   // Examples are plain Node clients of the API: they import nothing of Parley.

@@ -13,6 +13,7 @@ import { loadSettings, runCleanups } from './lib.ts';
 import { overloadPhaseSeconds, runOverloadCase } from './overload.ts';
 import { runSimFirstCallCase, simFirstCallPhaseSeconds } from './sim-first-call.ts';
 import { runSipCase, sipPhaseSeconds } from './sip.ts';
+import { runStartCase, startPhaseSeconds } from './start.ts';
 import { runSttCase, sttPhaseSeconds } from './stt.ts';
 import { runTtsCase } from './tts.ts';
 import { runVadCase, vadPhaseSeconds } from './vad.ts';
@@ -62,6 +63,8 @@ const CASES: Record<string, BenchCase> = {
   sip: { run: runSipCase, loadSeconds: () => sipPhaseSeconds() },
   // Speech failover to the offline engines: TTS and STT, refuse/drop/stall against a baseline (BENCH_FAILOVER_TRIALS).
   failover: { run: runFailoverCase, loadSeconds: () => failoverPhaseSeconds() },
+  // From spawning a node to its first 200 on /readyz: the build, tsx cold and warm, in turns (BENCH_START_RUNS).
+  start: { run: runStartCase, loadSeconds: () => startPhaseSeconds() },
   // Sim voice calls through the API: the capacity (gate off), then twice it with the load gate on and off (PARLEY_BENCH_OVERLOAD_*).
   overload: { run: runOverloadCase, loadSeconds: () => overloadPhaseSeconds() },
 };

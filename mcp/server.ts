@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Parley } from '../sdk/index.ts';
 import { registerParleyTools } from './tools.ts';
 
 export const MCP_SERVER_NAME = 'parley';
 /** The version the server names itself with: Parley's. */
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+const VERSION = (createRequire(import.meta.url)('parley/package.json') as { version: string }).version;
 
 /** An MCP server whose tools act through `parley` (one API key, one workspace). */
 export function createParleyMcpServer(parley: Parley): McpServer {

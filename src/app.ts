@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApi, injectFetch, type McpHttpHandler } from './api/index.ts';
 import { createParley } from '../sdk/index.ts';
@@ -18,6 +17,7 @@ import {
   createLoadGate,
   createLogger,
   createSafeFetch,
+  PACKAGE_ROOT,
   systemClock,
   type Clock,
   type Config,
@@ -67,7 +67,7 @@ import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/inde
 /** The NOTIFY channel that wakes dialers: a slot freed, a batch created or resumed. */
 const DIALER_CHANNEL = 'dialer';
 /** The console as `npm ci` builds it (console/build.mjs). */
-const CONSOLE_DIR = fileURLToPath(new URL('../console/dist', import.meta.url));
+const CONSOLE_DIR = join(PACKAGE_ROOT, 'console', 'dist');
 /** Calls waiting for a named node (a WS media call handed over). */
 const CALLS_CHANNEL = 'calls';
 import {

@@ -18,3 +18,4 @@ export * from './keep-valid.ts';
 export * from './worker.ts';
 export * from './twilio-signature.ts';
 export { createLoadGate, type LoadGate, type LoadGateOptions } from './load-gate.ts';
+export * from './package-root.ts';

@@ -10,6 +10,8 @@ import pg from 'pg';
 // real store: a fresh data dir for SQLite, a fresh database for PostgreSQL.
 
 const BIN = resolve(import.meta.dirname, '../../bin/parley.js');
+/** What `npm start` runs: `parley serve` from the build in dist/ (the global setup keeps it fresh). */
+const START = resolve(import.meta.dirname, '../../bin/start.js');
 
 export interface Deployment {
   name: 'sqlite' | 'postgres';
@@ -84,7 +86,7 @@ export interface RunningServer {
 
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [START], {
     env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
