@@ -62,7 +62,7 @@ import {
   type SpeechVendorFactories,
 } from './speech/index.ts';
 import { createSimulationService, type SimulationService } from './simulation/index.ts';
-import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
+import { createWebhookDispatcher, webhookFetchLimits, type WebhookDispatcher } from './webhooks/index.ts';
 
 /** The NOTIFY channel that wakes dialers: a slot freed, a batch created or resumed. */
 const DIALER_CHANNEL = 'dialer';
@@ -76,6 +76,7 @@ import {
   checkPocketSphinx,
   createBuiltinLLM,
   createEnergyVAD,
+  createSileroVAD,
   createFliteTTS,
   createElevenLabsTTS,
   createDeepgramSTT,
@@ -294,8 +295,12 @@ export async function offlineSpeech(options: {
   logger: Logger;
   clock?: Clock;
   simMode: 'audio' | 'text';
+  /** Default `energy` (PARLEY_VAD). */
+  vad?: Config['vad'];
 }): Promise<SpeechSetup> {
   const { logger } = options;
+  // A VAD asked for and missing is a start that fails, not a call that does.
+  const vad = options.vad === 'silero' ? await createSileroVAD() : createEnergyVAD();
   const check = await checkPocketSphinx();
   if (!check.ok) {
     const missing = `PocketSphinx is not installed (missing ${check.missing.join(', ')}; install it with: ${POCKETSPHINX_INSTALL})`;
@@ -308,7 +313,7 @@ export async function offlineSpeech(options: {
     return {
       choice: { missing },
       offline: {
-        vad: createEnergyVAD(),
+        vad,
         stt: null,
         sttMissing: missing,
         tts,
@@ -320,7 +325,6 @@ export async function offlineSpeech(options: {
     };
   }
   const clock = options.clock ?? systemClock;
-  const vad = createEnergyVAD();
   const tts = createFliteTTS({ clock });
   const stt = await createPocketSphinxSTT({ clock, logger });
   const offline: OfflineSpeech = { vad, stt, tts, voice: DEFAULT_FLITE_VOICE, voices: tts.voices };
@@ -591,7 +595,10 @@ export function createEngine(options: EngineOptions): Engine {
     store,
     clock,
     logger,
-    allowPrivateNetwork: options.allowPrivateNetwork,
+    http: createSafeFetch({
+      allowPrivateNetwork: options.allowPrivateNetwork,
+      ...webhookFetchLimits(options.webhooks?.attemptTimeoutMs),
+    }),
     ...options.webhooks,
   });
   // The sim's people run on the platform model: the configured LLM, or the builtin offline. Each
@@ -781,7 +788,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     // API-only nodes run no calls, so they load no speech.
     speech =
       overrides.speech ??
-      (role === 'api' ? undefined : await offlineSpeech({ logger, clock, simMode: config.simMode }));
+      (role === 'api' ? undefined : await offlineSpeech({ logger, clock, simMode: config.simMode, vad: config.vad }));
     if (speech) logger.info({ sim_calls: speech.farEnd ? 'audio' : 'text' }, 'speech ready');
     const speechRegistry = createSpeechRegistry({
       config: config.speech,

@@ -1,9 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createManualClock, silentLogger, type ManualClock } from '../core/index.ts';
+import { createManualClock, createSafeFetch, silentLogger, type ManualClock } from '../core/index.ts';
 import type { Store, WebhookLog } from '../store/index.ts';
 import { storeTargets } from '../store/testing/index.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test/webhook-receiver/index.ts';
-import { RETRY_DELAYS_MS, createWebhookDispatcher, type WebhookDispatcher } from './index.ts';
+import {
+  RETRY_DELAYS_MS,
+  createWebhookDispatcher,
+  webhookFetchLimits,
+  type WebhookDispatcher,
+} from './index.ts';
 
 // Post-call webhook delivery against a real local receiver that verifies signatures with the
 // `standardwebhooks` library, once per store dialect. Time is a manual clock: retries, timeouts and
@@ -38,7 +43,7 @@ for (const target of storeTargets()) {
         store,
         clock,
         logger: silentLogger(),
-        allowPrivateNetwork: true,
+        http: createSafeFetch({ allowPrivateNetwork: true, ...webhookFetchLimits() }),
       });
       running = new AbortController();
       dispatcher.start(running.signal);
@@ -225,7 +230,7 @@ for (const target of storeTargets()) {
         store,
         clock,
         logger: silentLogger(),
-        allowPrivateNetwork: true,
+        http: createSafeFetch({ allowPrivateNetwork: true, ...webhookFetchLimits() }),
         concurrency: 2,
       });
       dispatcher.start();
@@ -257,7 +262,7 @@ for (const target of storeTargets()) {
         store: { webhooks },
         clock,
         logger: silentLogger(),
-        allowPrivateNetwork: true,
+        http: createSafeFetch({ allowPrivateNetwork: true, ...webhookFetchLimits() }),
       });
       dispatcher.start();
       const id = await send();
@@ -329,7 +334,12 @@ for (const target of storeTargets()) {
     });
 
     it('refuses private addresses unless allowed (failed, not retried)', async () => {
-      const strict = createWebhookDispatcher({ store, clock, logger: silentLogger() });
+      const strict = createWebhookDispatcher({
+        store,
+        clock,
+        logger: silentLogger(),
+        http: createSafeFetch({ allowPrivateNetwork: false, ...webhookFetchLimits() }),
+      });
       running.abort();
       await dispatcher.stop();
       dispatcher = strict;
@@ -351,7 +361,7 @@ for (const target of storeTargets()) {
         store,
         clock,
         logger: silentLogger(),
-        allowPrivateNetwork: true,
+        http: createSafeFetch({ allowPrivateNetwork: true, ...webhookFetchLimits() }),
         stopGraceMs: 1000,
       });
       dispatcher.start();

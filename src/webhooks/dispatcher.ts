@@ -2,7 +2,6 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import {
   OutboundHttpError,
-  createSafeFetch,
   type Clock,
   type HttpPort,
   type HttpResponse,
@@ -52,9 +51,11 @@ export interface WebhookDispatcherOptions {
   store: Pick<Store, 'webhooks'>;
   clock: Clock;
   logger: Logger;
-  /** Outbound HTTP; default the safe fetch of core (private addresses refused unless allowed). */
-  http?: HttpPort;
-  allowPrivateNetwork?: boolean;
+  /**
+   * Outbound HTTP: the composition root's choice, core's safe fetch (private addresses refused
+   * unless allowed) with `webhookFetchLimits`.
+   */
+  http: HttpPort;
   /** Attempts in flight at once (default 32). */
   concurrency?: number;
   /** Longest wait between looks at the outbox when nothing wakes the dispatcher (default 1 s). */
@@ -88,6 +89,18 @@ interface IdleWaiter {
   resolve: () => void;
 }
 
+/**
+ * The limits of the fetch a dispatcher is given: the answer kept up to what the log keeps, and a
+ * timeout just past the attempt's (the dispatcher's clock decides; the fetch's own real-time
+ * timeout is only a backstop).
+ */
+export function webhookFetchLimits(attemptTimeoutMs = WEBHOOK_ATTEMPT_TIMEOUT_MS): {
+  timeoutMs: number;
+  maxBytes: number;
+} {
+  return { timeoutMs: attemptTimeoutMs + 1_000, maxBytes: MAX_LOG_BODY_BYTES };
+}
+
 const hostOf = (url: string): string => {
   try {
     return new URL(url).host;
@@ -107,14 +120,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const maxAttempts = retryDelays.length + 1;
   const stopGraceMs = options.stopGraceMs ?? attemptTimeoutMs;
   const claimAt = Math.max(1, Math.floor(concurrency / 4));
-  // The clock's timeout decides; the fetch's own (real-time) timeout is only a backstop.
-  const http =
-    options.http ??
-    createSafeFetch({
-      allowPrivateNetwork: options.allowPrivateNetwork ?? false,
-      timeoutMs: attemptTimeoutMs + 1_000,
-      maxBytes: MAX_LOG_BODY_BYTES,
-    });
+  const { http } = options;
 
   const inFlight = new Set<Promise<void>>();
   let abortAll = new AbortController();

@@ -5,6 +5,7 @@ export {
   RETRY_DELAYS_MS,
   WEBHOOK_ATTEMPT_TIMEOUT_MS,
   createWebhookDispatcher,
+  webhookFetchLimits,
   type WebhookDispatcher,
   type WebhookDispatcherOptions,
 } from './dispatcher.ts';
