@@ -39,6 +39,11 @@ export interface Config {
    * as text turns (the fast path for load tests of the platform around calls).
    */
   simMode: 'audio' | 'text';
+  /**
+   * The offline voice activity detector: `energy` (default: microseconds of CPU a frame) or
+   * `silero` (in-process ONNX: better in noise, about 20 times the CPU; docs/voice.md).
+   */
+  vad: 'energy' | 'silero';
   /** The WebSocket media test call (`POST /v2/calls/outbound-test-ws-media`); off: 503. */
   wsMedia: boolean;
   /**
@@ -143,6 +148,13 @@ function simModeVar(env: Env): Config['simMode'] {
   if (raw === undefined || raw === '' || raw === 'audio') return 'audio';
   if (raw === 'text') return 'text';
   throw new ConfigError(`PARLEY_SIM_MODE must be audio or text, got "${raw}"`);
+}
+
+function vadVar(env: Env): Config['vad'] {
+  const raw = env.PARLEY_VAD;
+  if (raw === undefined || raw === '' || raw === 'energy') return 'energy';
+  if (raw === 'silero') return 'silero';
+  throw new ConfigError(`PARLEY_VAD must be energy or silero, got "${raw}"`);
 }
 
 function wsMediaSenderVar(env: Env): Config['wsMediaSender'] {
@@ -275,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     twilio: twilioConfig(env),
     simSpeed: speedVar(env, 'PARLEY_SIM_SPEED', 1),
     simMode: simModeVar(env),
+    vad: vadVar(env),
     wsMedia: onOffVar(env, 'PARLEY_WS_MEDIA', true),
     wsMediaSender: wsMediaSenderVar(env),
     inboundWebhookTimeoutMs: intVar(env, 'PARLEY_INBOUND_WEBHOOK_TIMEOUT_MS', 2500, 100, 10_000),
