@@ -788,7 +788,9 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     // API-only nodes run no calls, so they load no speech.
     speech =
       overrides.speech ??
-      (role === 'api' ? undefined : await offlineSpeech({ logger, clock, simMode: config.simMode, vad: config.vad }));
+      (role === 'api'
+        ? undefined
+        : await offlineSpeech({ logger, clock, simMode: config.simMode, vad: config.vad }));
     if (speech) logger.info({ sim_calls: speech.farEnd ? 'audio' : 'text' }, 'speech ready');
     const speechRegistry = createSpeechRegistry({
       config: config.speech,
