@@ -19,3 +19,4 @@ export * from './worker.ts';
 export * from './twilio-signature.ts';
 export { createLoadGate, type LoadGate, type LoadGateOptions } from './load-gate.ts';
 export * from './package-root.ts';
+export * from './tied-child.ts';

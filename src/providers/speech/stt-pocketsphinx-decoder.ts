@@ -15,12 +15,13 @@
 // (flat-lexicon) search pass off, the result comes 10-30 ms after the audio ends.
 // If Parley dies without closing the pool, the decoders end by themselves: our ends of the pipes
 // close, so the control list ends (or the result pipe breaks).
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { constants, open, unlink } from 'node:fs';
 import { Socket } from 'node:net';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { spawnTiedChild } from '../../core/index.ts';
 import { pocketSphinxModel } from './stt-pocketsphinx-availability.ts';
 import { SpeechError } from './types.ts';
 
@@ -219,7 +220,7 @@ export function startDecoder(spec: DecoderSpec): Decoder {
           onResultLine(line);
         }
       });
-      child = spawn(spec.binaryPath, decoderArgs(spec), { stdio: ['ignore', 'ignore', 'pipe'] });
+      child = spawnTiedChild(spec.binaryPath, decoderArgs(spec), { stdio: ['ignore', 'ignore', 'pipe'] });
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (chunk: string) => {
         for (const line of chunk.split('\n'))
