@@ -16,11 +16,12 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import WebSocket from 'ws';
 import { buildConsole } from '../console/build.mjs';
 import { createParley, ResponseTimer, startWebCall, unwrap, type Parley } from '../sdk/index.ts';
 import { fliteClip, monoWav } from '../src/providers/testing/index.ts';
+import { fakeMicrophone, launchChromium } from '../test/console/chromium.ts';
 import type { CaseContext } from './api.ts';
 import {
   BENCH_API_KEY,
@@ -38,7 +39,6 @@ import {
 const ROUNDS = () => intEnv('BENCH_BROWSER_CALL_ROUNDS', 5, 1, 50);
 export const browserCallPhaseSeconds = (): number => 60 + ROUNDS() * 2 * 40;
 
-const CHROMIUM = '/usr/bin/chromium';
 const GREETING = 'Hello, thank you for calling. How can I help you today?';
 const CALLER_LINE = 'I would like to book an appointment for tomorrow morning.';
 /** Silence before the line (the greeting plays meanwhile) and after it, in seconds. */
@@ -186,22 +186,7 @@ export async function runBrowserCallCase(ctx: CaseContext): Promise<void> {
     }),
   );
 
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${wav48}`,
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
+  const browser = await launchChromium(fakeMicrophone(wav48));
   onCleanup(() => browser.close());
 
   const results: Round[] = [];

@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './chromium.ts';
 import { createParley, unwrap, type Parley } from '../../sdk/index.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/core/index.ts';
@@ -11,7 +12,6 @@ import { loadConfig } from '../../src/core/index.ts';
 // agents, calls, a CSV campaign to its end, API keys, and what a browser must never be given.
 // Each screen is saved as a PNG under test-results/console/ (not committed) for a reviewer.
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = resolve(import.meta.dirname, '../../test-results/console');
 const KEY = 'pk_console_tests_key_000001';
 const FROM = '+14155550199';
@@ -41,19 +41,7 @@ beforeAll(async () => {
   parley = createParley({ baseUrl: url, apiKey: KEY });
   await unwrap(parley.api.POST('/v2/custom-numbers', { body: { phone_number: FROM, provider: 'sim' } }));
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -3,8 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './chromium.ts';
 import { createParley, unwrap, type Parley } from '../../sdk/index.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/core/index.ts';
@@ -14,7 +15,6 @@ import { loadConfig } from '../../src/core/index.ts';
 // points at a receiver on this machine makes the calls that fill the logs and the analytics.
 // Each screen is saved as a PNG under test-results/console/ (not committed) for a reviewer.
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = resolve(import.meta.dirname, '../../test-results/console');
 const KEY = 'pk_console_screens_key_0001';
 const FROM = '+14155550188';
@@ -76,19 +76,7 @@ beforeAll(async () => {
   );
   agentId = agent.model_id;
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeMicrophone, launchChromium } from './chromium.ts';
 import { createParley, unwrap, type Parley } from '../../sdk/index.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/core/index.ts';
@@ -24,7 +25,6 @@ const runHere = available || Boolean(process.env.CI);
 if (!runHere)
   console.warn(`console test-call tests skipped: PocketSphinx is not installed (${POCKETSPHINX_INSTALL})`);
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = resolve(import.meta.dirname, '../../test-results/console');
 const KEY = 'pk_console_test_call_key_01';
 const GREETING = 'Hello, thank you for calling. How can I help you today?';
@@ -89,22 +89,7 @@ describe.runIf(runHere)('the console: test call and chat with an agent', () => {
     execFileSync('sox', ['-D', '-V1', wav16, '-r', '48000', wav]);
 
     mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--use-fake-device-for-media-stream',
-        `--use-file-for-fake-audio-capture=${wav}`,
-        '--autoplay-policy=no-user-gesture-required',
-      ],
-    });
+    browser = await launchChromium(fakeMicrophone(wav));
   }, 120_000);
 
   afterAll(async () => {
