@@ -1,5 +1,5 @@
 import type { Conversation } from '../runtime/index.ts';
-import type { Agent, Call, CallPatch, Workspace } from '../store/index.ts';
+import type { Agent, Call, CallPatch, CallSettings, Workspace } from '../store/index.ts';
 import type { CallLeg } from '../telephony/index.ts';
 import { speechQuality, type CallSpeechPlan, type SpeechReport } from '../speech/index.ts';
 import { talk, type TalkResult, type VoiceAgentFields } from '../voice/index.ts';
@@ -31,7 +31,7 @@ export interface CallEnd {
   /** The last move of a call that hung up: only while its after-the-call work is pending. */
   afterCall?: boolean;
   /** The call's settings with what the call added (its recording's URL). */
-  settings?: Record<string, unknown>;
+  settings?: CallSettings;
   /** The transcript, when no conversation gives it (a call cut short, read from its kept turns). */
   transcript?: string;
 }
@@ -147,7 +147,7 @@ async function speechPlanOf(
 ): Promise<CallSpeechPlan | { missing: string } | null> {
   if (!ctx.speechRegistry) return null;
   // Speech is asked for at the line's rate where the carrier's is fixed (8 kHz on telephone legs).
-  const sampleRate = ctx.carriers[String(call.settings.provider ?? 'sim')]?.audioRate;
+  const sampleRate = ctx.carriers[call.settings.provider ?? 'sim']?.audioRate;
   try {
     return await ctx.speechRegistry.forCall({
       workspaceId: workspace.id,

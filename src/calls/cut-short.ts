@@ -1,4 +1,4 @@
-import type { Call, Workspace } from '../store/index.ts';
+import type { Call, CallSettings, Workspace } from '../store/index.ts';
 import { formatTranscript, sealWav, wavSeconds } from '../voice/index.ts';
 import type { CallEnd } from './after-call.ts';
 import type { CallContext } from './context.ts';
@@ -17,7 +17,7 @@ export const INTERRUPTED_MESSAGE = 'the call was interrupted: the server running
 
 export async function cutShortEnd(ctx: CallContext, workspace: Workspace, call: Call): Promise<CallEnd> {
   const end: CallEnd = { status: 'failed', errorMessage: INTERRUPTED_MESSAGE };
-  const settings: Record<string, unknown> = { ...call.settings, cut_short: true };
+  const settings: CallSettings = { ...call.settings, cut_short: true };
   const answeredAt = call.answeredAt;
   if (answeredAt === null) return { ...end, settings };
   const turns = await ctx.store.callTurns.of(workspace.id, call.id);

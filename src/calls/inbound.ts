@@ -74,7 +74,7 @@ async function route(
 ): Promise<Routing> {
   const { store } = ctx;
   const agent = call.agentId ? await store.agents.get(workspace.id, call.agentId) : null;
-  const defaultAgentId = typeof call.settings.default_agent === 'string' ? call.settings.default_agent : null;
+  const defaultAgentId = call.settings.default_agent ?? null;
   const fallback = async (why: string): Promise<Routing> => {
     const chosen = defaultAgentId ? await store.agents.get(workspace.id, defaultAgentId) : null;
     return chosen ? { agent: chosen, variables: {}, metadata: {} } : { fail: 'canceled', errorMessage: why };
@@ -172,7 +172,7 @@ async function answerInbound(
     return;
   }
   ctx.talking(call.id);
-  const provider = String(call.settings.provider ?? 'sim');
+  const provider = call.settings.provider ?? 'sim';
   const control = callControlOf(ctx, workspace, call, agent, provider, call.phoneTo, signal);
   let conversation: Conversation;
   try {

@@ -36,7 +36,7 @@ export async function runOutbound(
     await fail('the agent was deleted before the call started');
     return;
   }
-  const provider = String(call.settings.provider ?? 'sim');
+  const provider = call.settings.provider ?? 'sim';
   const carrier = ctx.carriers[provider];
   if (!carrier) {
     await fail(`the caller id's provider "${provider}" has no carrier on this server`);
@@ -56,8 +56,8 @@ export async function runOutbound(
       attachedActions,
       knowledgeBase,
       overrides: {
-        ...(typeof call.settings.prompt === 'string' ? { prompt: call.settings.prompt } : {}),
-        ...(typeof call.settings.greeting === 'string' ? { greeting_message: call.settings.greeting } : {}),
+        ...(call.settings.prompt !== undefined ? { prompt: call.settings.prompt } : {}),
+        ...(call.settings.greeting !== undefined ? { greeting_message: call.settings.greeting } : {}),
       },
     });
   } catch (err) {

@@ -64,8 +64,7 @@ export function postCallPayload(call: Call, options: PayloadOptions): Record<str
 
 /** The URL of the call's recording, once one was kept. */
 export function recordingUrlOf(call: Call): string | null {
-  const url = call.settings.recording_url;
-  return typeof url === 'string' ? url : null;
+  return call.settings.recording_url ?? null;
 }
 
 /** The agent version the call ran: its id, or `draft`. */
@@ -76,7 +75,7 @@ export function agentVersionOf(call: Call): string {
 /** The agents that handled the call: the one it ended with, after any it was routed from. */
 export function agentsUsed(call: Call): string[] {
   const routedFrom = call.settings.routed_from;
-  return typeof routedFrom === 'string' && routedFrom !== call.agentId
+  return routedFrom !== undefined && routedFrom !== call.agentId
     ? [routedFrom, call.agentId]
     : [call.agentId];
 }

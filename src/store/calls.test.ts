@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../core/index.ts';
-import type { Call, Store } from './index.ts';
+import { parseCallSettings, type Call, type Store } from './index.ts';
 import { storeTargets } from './testing/index.ts';
 
 // The calls repository's grouped moves (`updateMany`), once per dialect: on PostgreSQL the moves
@@ -524,3 +524,31 @@ for (const target of storeTargets()) {
     });
   });
 }
+
+describe('parseCallSettings', () => {
+  it('keeps the known fields of their types and drops the rest', () => {
+    expect(
+      parseCallSettings({
+        provider: 'sip',
+        prompt: 'Be brief.',
+        greeting: 'Hi!',
+        default_agent: null,
+        routed_from: 'agent-1',
+        recording_url: 'https://x/rec',
+        cut_short: true,
+        unknown: 1,
+      }),
+    ).toEqual({
+      provider: 'sip',
+      prompt: 'Be brief.',
+      greeting: 'Hi!',
+      default_agent: null,
+      routed_from: 'agent-1',
+      recording_url: 'https://x/rec',
+      cut_short: true,
+    });
+    expect(parseCallSettings({ provider: 7, cut_short: 'yes', default_agent: 3 })).toEqual({});
+    expect(parseCallSettings(null)).toEqual({});
+    expect(parseCallSettings('text')).toEqual({});
+  });
+});

@@ -11,6 +11,42 @@ import type { CallTable } from './schema.ts';
 // call (never raising the count, so without the lock), and a call's last move releases its slot
 // if it still holds one.
 
+/**
+ * What a call keeps beside its columns, stored as JSON and parsed once on read (`parseCallSettings`).
+ */
+export interface CallSettings {
+  /** The carrier the call runs on (`sim`, `sip`, `twilio`, `ws`...). */
+  provider?: string;
+  /** The call's own prompt and greeting (POST /v2/calls `prompt`, `greeting`) over the agent's. */
+  prompt?: string;
+  greeting?: string;
+  /** Inbound: the agent the number names, before the inbound webhook chose one. */
+  default_agent?: string | null;
+  /** Inbound: the agent the call was routed away from. */
+  routed_from?: string;
+  recording_url?: string;
+  /** Its node died mid-call: what was said up to then is kept (src/calls/cut-short.ts). */
+  cut_short?: boolean;
+}
+
+/** The known fields of stored settings, each of its type; anything else is dropped. */
+export function parseCallSettings(raw: unknown): CallSettings {
+  if (typeof raw !== 'object' || raw === null) return {};
+  const o = raw as Record<string, unknown>;
+  const text = (key: string) => (typeof o[key] === 'string' ? { [key]: o[key] } : {});
+  return {
+    ...text('provider'),
+    ...text('prompt'),
+    ...text('greeting'),
+    ...(typeof o.default_agent === 'string' || o.default_agent === null
+      ? { default_agent: o.default_agent }
+      : {}),
+    ...text('routed_from'),
+    ...text('recording_url'),
+    ...(typeof o.cut_short === 'boolean' ? { cut_short: o.cut_short } : {}),
+  };
+}
+
 export interface Call {
   seq: number;
   id: string;
@@ -30,7 +66,7 @@ export interface Call {
   leadTimezone: string | null;
   variables: Record<string, string | number | boolean>;
   metadata: Record<string, unknown>;
-  settings: Record<string, unknown>;
+  settings: CallSettings;
   webhookUrl: string | null;
   batchCallId: string | null;
   batchTaskId: string | null;
@@ -67,7 +103,7 @@ export interface NewCall {
   leadTimezone?: string | null;
   variables?: Record<string, string | number | boolean>;
   metadata?: Record<string, unknown>;
-  settings?: Record<string, unknown>;
+  settings?: CallSettings;
   webhookUrl?: string | null;
   batchCallId?: string | null;
   batchTaskId?: string | null;
@@ -87,7 +123,7 @@ export interface CallPatch {
   errorMessage?: string | null;
   variables?: Record<string, string | number | boolean>;
   metadata?: Record<string, unknown>;
-  settings?: Record<string, unknown>;
+  settings?: CallSettings;
   state?: unknown;
   analysis?: unknown;
   quality?: unknown;
@@ -138,7 +174,7 @@ function toCall(row: Selectable<CallTable>): Call {
     leadTimezone: row.lead_timezone,
     variables: fromJson<Call['variables']>(row.variables) ?? {},
     metadata: fromJson<Record<string, unknown>>(row.metadata) ?? {},
-    settings: fromJson<Record<string, unknown>>(row.settings) ?? {},
+    settings: parseCallSettings(fromJson<unknown>(row.settings)),
     webhookUrl: row.webhook_url,
     batchCallId: row.batch_call_id,
     batchTaskId: row.batch_task_id,

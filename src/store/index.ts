@@ -71,7 +71,8 @@ export {
 } from './webhooks.ts';
 export { generateApiKey, hashApiKey, type CreatedApiKey } from './api-keys.ts';
 export { bootstrapWorkspace, DEFAULT_MAX_CONCURRENT_CALLS, type BootstrapResult } from './bootstrap.ts';
-export type { Call, CallFilters, CallMove, CallPatch, CallsRepo, NewCall } from './calls.ts';
+export type { Call, CallFilters, CallMove, CallPatch, CallSettings, CallsRepo, NewCall } from './calls.ts';
+export { parseCallSettings } from './calls.ts';
 export type { CallTurn, CallTurnsRepo, CallTurnsWrite } from './call-turns.ts';
 export {
   DispatchRefused,
