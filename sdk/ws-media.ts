@@ -175,14 +175,6 @@ export async function startWebCall(parley: Parley, options: WebCallOptions): Pro
   signal?.throwIfAborted();
   const opusFactory = codec === 'opus' ? (options.opus ?? defaultOpus()) : undefined;
 
-  const started = await startCall(parley, {
-    modelId: options.modelId,
-    wsMediaCodec: codec,
-    wsMediaFraming: framing,
-    ...(options.agentVersion !== undefined ? { agentVersion: options.agentVersion } : {}),
-    ...(options.leadName !== undefined ? { leadName: options.leadName } : {}),
-  });
-
   const info = CODECS[codec];
   const frameSamples = (info.rate * FRAME_MS) / 1000;
   const payloadBytes = frameSamples * info.bytesPerSample;
@@ -193,9 +185,11 @@ export async function startWebCall(parley: Parley, options: WebCallOptions): Pro
   let heardAt = 0;
   const rtp = { sequence: randomBits(16), timestamp: randomBits(32), ssrc: randomBits(32), first: true };
 
-  const socket = new Socket(started.wsMediaUrl);
+  /** The call's socket once it started (the codec is made before it). */
+  let live: WebSocketLike | null = null;
   /** One payload on the socket, behind its RTP header when framed so; `write` fills the payload. */
   const sendPayload = (bytes: number, write: (message: Uint8Array, at: number) => void) => {
+    if (live?.readyState !== OPEN) return false;
     // A new message each time: `ws` masks the bytes in place and writes them later.
     const message = new Uint8Array(headerBytes + bytes);
     if (framing === 'rtp') {
@@ -205,8 +199,9 @@ export async function startWebCall(parley: Parley, options: WebCallOptions): Pro
       rtp.first = false;
     }
     write(message, headerBytes);
-    socket.send(message);
+    live.send(message);
     stats.framesSent += 1;
+    return true;
   };
   /** Decoded audio of any length, handed over in 20 ms frames. */
   const hear = (pcm: Int16Array) => {
@@ -221,20 +216,30 @@ export async function startWebCall(parley: Parley, options: WebCallOptions): Pro
       }
     }
   };
+  // The codec before the call: one that cannot start starts no call.
   const opus = opusFactory
     ? await Promise.resolve(
         opusFactory({
-          onPacket: (packet) => {
-            if (socket.readyState === OPEN) sendPayload(packet.length, (m, at) => m.set(packet, at));
-          },
+          onPacket: (packet) => void sendPayload(packet.length, (m, at) => m.set(packet, at)),
           onPcm: hear,
           onError: () => (stats.framesDropped += 1),
         }),
-      ).catch((err: unknown) => {
-        socket.close(1000, 'hang up');
-        throw err;
-      })
+      )
     : undefined;
+
+  const started = await startCall(parley, {
+    modelId: options.modelId,
+    wsMediaCodec: codec,
+    wsMediaFraming: framing,
+    ...(options.agentVersion !== undefined ? { agentVersion: options.agentVersion } : {}),
+    ...(options.leadName !== undefined ? { leadName: options.leadName } : {}),
+  }).catch((err: unknown) => {
+    opus?.close();
+    throw err;
+  });
+
+  const socket = new Socket(started.wsMediaUrl);
+  live = socket;
   socket.binaryType = 'arraybuffer';
   let serverError: string | null = null;
   let ended: string | null = null;
