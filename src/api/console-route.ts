@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 
 // The console (console/, built into console/dist) at the server's root: the page at `/`, its
 // hashed script and stylesheet under `/assets/`, sent pre-compressed (brotli or gzip) as the
@@ -20,10 +20,15 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function secure(reply: FastifyReply): void {
-  void reply.header('content-security-policy', CONSOLE_CSP);
-  void reply.header('x-content-type-options', 'nosniff');
-  void reply.header('referrer-policy', 'no-referrer');
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONSOLE_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/** The headers on a reply, or on the raw response the static files go out on. */
+function secure(response: { setHeader(name: string, value: string): unknown }): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
 }
 
 export const consoleRoutes: FastifyPluginAsync<{ dir: string }> = async (app, { dir }) => {
@@ -35,11 +40,10 @@ export const consoleRoutes: FastifyPluginAsync<{ dir: string }> = async (app, { 
     // The names carry their content's hash: a new build gets new names.
     immutable: true,
     maxAge: 365 * 24 * 3600 * 1000,
-    setHeaders: (reply) => secure(reply),
+    setHeaders: (response) => secure(response),
   });
   app.get('/', { schema: { hide: true } }, async (_request, reply) => {
-    secure(reply);
-    void reply.header('cache-control', 'no-cache');
+    void reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'no-cache' });
     return reply.sendFile('index.html', dir);
   });
 };
