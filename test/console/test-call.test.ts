@@ -1,16 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeMicrophone, launchChromium } from './chromium.ts';
 import { createParley, unwrap, type Parley } from '../../sdk/index.ts';
-import { createApp, type App } from '../../src/app.ts';
-import { loadConfig } from '../../src/core/index.ts';
 import { POCKETSPHINX_INSTALL, pocketSphinxAvailable } from '../../src/providers/index.ts';
 import { fliteClip, monoWav, testAudioDir } from '../../src/providers/testing/index.ts';
-import { freePort } from '../api/ws-media-helpers.ts';
+import { startRealServer, type RealServer } from '../sdk/real-server.ts';
 
 // The console's "Test in the browser" page (console/src/pages/test-call.tsx) in headless Chromium
 // against the real server running calls with the offline speech (flite, PocketSphinx): Chromium's
@@ -34,9 +31,8 @@ const CALLER_WORDS = ['would', 'like', 'book', 'appointment', 'tomorrow', 'morni
 const wordsOf = (text: string) => new Set(text.toLowerCase().match(/[a-z']+/g) ?? []);
 const found = (words: string[], text: string) => words.filter((w) => wordsOf(text).has(w)).length;
 
-let app: App;
+let server: RealServer;
 let url = '';
-let dir = '';
 let audioDir = '';
 let browser: Browser;
 let parley: Parley;
@@ -44,21 +40,8 @@ let agentId = '';
 
 describe.runIf(runHere)('the console: test call and chat with an agent', () => {
   beforeAll(async () => {
-    const port = await freePort();
-    dir = mkdtempSync(join(tmpdir(), 'parley-console-call-'));
-    app = await createApp(
-      loadConfig({
-        PARLEY_DATA_DIR: dir,
-        PORT: String(port),
-        PARLEY_PUBLIC_URL: `http://127.0.0.1:${port}`,
-        PARLEY_LOG_LEVEL: 'silent',
-        PARLEY_BOOTSTRAP_API_KEY: KEY,
-        PARLEY_SIP: 'off',
-        PARLEY_SIM_MODE: 'text',
-      }),
-      { role: 'all', announce: () => {} },
-    );
-    url = await app.listen();
+    server = await startRealServer({ calls: true, key: KEY });
+    url = server.url;
     parley = createParley({ baseUrl: url, apiKey: KEY });
     const created = await unwrap(
       parley.api.POST('/v2/assistants', {
@@ -94,8 +77,7 @@ describe.runIf(runHere)('the console: test call and chat with an agent', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await server?.close();
     if (audioDir) rmSync(audioDir, { recursive: true, force: true });
   });
 

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,8 +16,6 @@ import {
   type WebCallLine,
   type WebCallOpusFactory,
 } from '../../sdk/index.ts';
-import { createApp, type App } from '../../src/app.ts';
-import { loadConfig } from '../../src/core/index.ts';
 import { createOpusCodec, Resampler } from '../../src/media/index.ts';
 import {
   POCKETSPHINX_INSTALL,
@@ -28,7 +24,8 @@ import {
   type PocketSphinxSTT,
 } from '../../src/providers/index.ts';
 import { fliteClip, recognize, testAudioDir } from '../../src/providers/testing/index.ts';
-import { freePort, until } from '../api/ws-media-helpers.ts';
+import { until } from '../api/ws-media-helpers.ts';
+import { startRealServer, type RealServer } from './real-server.ts';
 
 // The SDK's WebSocket media client (sdk/ws-media.ts) against the real server in this process, with
 // the role that runs calls and the real offline speech (energy VAD, PocketSphinx, flite): the call
@@ -127,9 +124,8 @@ class Microphone {
 }
 
 describe.runIf(runHere)('startWebCall (sdk/ws-media.ts) against the real server', () => {
-  let app: App;
+  let server: RealServer;
   let parley: Parley;
-  let dir = '';
   let audioDir = '';
   let agentId = '';
   let caller16k: Int16Array = new Int16Array(0);
@@ -137,21 +133,8 @@ describe.runIf(runHere)('startWebCall (sdk/ws-media.ts) against the real server'
   let telephone: PocketSphinxSTT;
 
   beforeAll(async () => {
-    const port = await freePort();
-    dir = mkdtempSync(join(tmpdir(), 'parley-sdk-ws-'));
-    app = await createApp(
-      loadConfig({
-        PARLEY_DATA_DIR: dir,
-        PORT: String(port),
-        PARLEY_PUBLIC_URL: `http://127.0.0.1:${port}`,
-        PARLEY_LOG_LEVEL: 'silent',
-        PARLEY_BOOTSTRAP_API_KEY: KEY,
-        PARLEY_SIP: 'off',
-        PARLEY_SIM_MODE: 'text',
-      }),
-      { role: 'all', announce: () => {} },
-    );
-    const url = await app.listen();
+    server = await startRealServer({ calls: true, key: KEY });
+    const url = server.url;
     parley = createParley({ baseUrl: url, apiKey: KEY });
     const created = await unwrap(
       parley.api.POST('/v2/assistants', {
@@ -176,10 +159,9 @@ describe.runIf(runHere)('startWebCall (sdk/ws-media.ts) against the real server'
   }, 120_000);
 
   afterAll(async () => {
-    await app?.close();
+    await server?.close();
     await wideband?.close();
     await telephone?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
     if (audioDir) rmSync(audioDir, { recursive: true, force: true });
   });
 

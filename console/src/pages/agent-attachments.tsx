@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { eachByOffset, type components } from '../../../sdk/index.ts';
 import { parley, unwrap } from '../session.ts';
 import { ErrorNote, Loading, Page, useChange, useLoad, type Loaded } from '../ui.tsx';
+import { KIND_LABELS } from './actions.tsx';
 
 // The agent's actions and knowledge base: attach or detach the workspace's ones.
 
@@ -47,7 +48,7 @@ export function AgentAttachments(props: { agent: Agent; onChange: () => void }) 
         items={actions}
         none="The workspace has no actions yet."
         keyOf={(a) => a.action_id}
-        label={(a) => `${a.action_type}: ${a.description || a.action_id}`}
+        label={(a) => `${KIND_LABELS[a.kind] ?? a.kind}: ${a.name || a.description || a.action_id}`}
         attached={(a) => agent.actions.includes(a.action_id)}
         onToggle={(a, attached) => {
           const body = { model_id, actions: [a.action_id] };

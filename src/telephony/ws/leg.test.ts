@@ -3,7 +3,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createManualClock, systemClock } from '../../core/index.ts';
 import type { AudioFrame } from '../../media/index.ts';
-import { createCallerPacer, createFrameTicker, createWorkerPacer } from '../pacing/index.ts';
+import {
+  createCallerPacer,
+  createFrameTicker,
+  createWorkerPacer,
+  type FramePacer,
+  type FrameRing,
+  type FrameTick,
+  type FrameTicker,
+} from '../pacing/index.ts';
+import { WIRE_COUNT, WRITE } from '../pacing/ring-layout.ts';
 import { WS_JITTER_TARGET_FRAMES, WsMediaEdge, type WsCodec, type WsFraming } from './edge.ts';
 import { SILENCE_AFTER_MS, createWsMediaLeg, type AfterIo } from './leg.ts';
 import type { WsMediaSocket } from './socket.ts';
@@ -423,9 +432,62 @@ describe('WS media leg, frames written by the pacer worker', () => {
     }
   }
 
+  /** The worker pacer, telling which rings it was given and which it let go. */
+  function watchedPacer(): FramePacer & { rings: FrameRing[]; deleted: FrameRing[] } {
+    const inner = createWorkerPacer();
+    const rings: FrameRing[] = [];
+    const deleted: FrameRing[] = [];
+    return {
+      rings,
+      deleted,
+      get mode() {
+        return inner.mode;
+      },
+      add(ring, socket) {
+        rings.push(ring);
+        inner.add(ring, socket);
+      },
+      delete(ring) {
+        deleted.push(ring);
+        inner.delete(ring);
+      },
+      close: () => inner.close(),
+    };
+  }
+
+  /** The main thread's beat, counting the beats it ran. */
+  function countedTicker(): FrameTicker & { beats: number } {
+    const inner = createFrameTicker(systemClock);
+    const wrapped = new Map<FrameTick, FrameTick>();
+    const ticker = {
+      beats: 0,
+      add(member: FrameTick) {
+        const counted: FrameTick = {
+          send(at) {
+            member.send(at);
+            ticker.beats += 1;
+          },
+          deliver: (at, caughtUp) => member.deliver(at, caughtUp),
+        };
+        wrapped.set(member, counted);
+        inner.add(counted);
+      },
+      delete(member: FrameTick) {
+        const counted = wrapped.get(member);
+        if (counted) inner.delete(counted);
+        wrapped.delete(member);
+      },
+      get size() {
+        return inner.size;
+      },
+    };
+    return ticker;
+  }
+
   it('sends paced, byte for byte what the main thread sends, RTP counting on across a clear()', async () => {
     const pair = await tcpPair();
-    const pacer = createWorkerPacer();
+    const pacer = watchedPacer();
+    const ticker = countedTicker();
     const received = frames(pair.client);
     const edgeOptions = {
       codec: 'pcmu' as const,
@@ -465,10 +527,18 @@ describe('WS media leg, frames written by the pacer worker', () => {
       sid: 'ws_direct',
       socket,
       edge: new WsMediaEdge(edgeOptions),
-      ticker: createFrameTicker(systemClock),
+      ticker,
       pacer,
       now: () => Date.now(),
     });
+    /** Waits for the worker to send `n` more beats, then for the main thread to hear them. */
+    async function afterBeats(n: number) {
+      const ring = pacer.rings[0]!;
+      const wire = Atomics.load(ring.view.control, WIRE_COUNT) + n;
+      await until(() => Atomics.load(ring.view.control, WIRE_COUNT) >= wire);
+      const heard = ticker.beats + 1;
+      await until(() => ticker.beats >= heard);
+    }
     try {
       // A talkspurt: exactly the packets the main thread's encode gives, one every 20 ms.
       const reference = new WsMediaEdge(edgeOptions);
@@ -531,13 +601,16 @@ describe('WS media leg, frames written by the pacer worker', () => {
       // Frames out counts what left (seen on the beat after), not the frames cleared.
       const framesOut = () => bound.leg.linkStats?.().framesOut ?? -1;
       await until(() => framesOut() >= received.messages.length);
-      await sleep(40);
+      await afterBeats(2);
       expect(framesOut()).toBe(received.messages.length);
       await bound.leg.hangup();
-      const count = received.messages.length;
+      // The pacer let the ring go, and what is played after the end is never queued.
+      const ring = pacer.rings[0]!;
+      expect(pacer.deleted).toEqual([ring]);
+      const written = Atomics.load(ring.view.control, WRITE);
       bound.leg.play(tone(1));
-      await sleep(60);
-      expect(received.messages.length).toBe(count);
+      expect(Atomics.load(ring.view.control, WRITE)).toBe(written);
+      expect(ring.queuedMs).toBe(0);
       pair.server.destroy();
       expect(closing).toBe(1);
     } finally {
