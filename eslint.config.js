@@ -14,6 +14,10 @@ const MAY_IMPORT = {
   providers: ['core', 'media'],
   actions: ['core'],
   knowledge: ['core', 'store'],
+  // The rules of changes to agents (and their numbers, actions, knowledge base) and to the
+  // workspace (settings, keys, subaccounts), each in one transaction (docs/architecture.md).
+  agents: ['core', 'store'],
+  workspace: ['core', 'store'],
   conversation: ['core', 'providers', 'actions', 'knowledge'],
   runtime: ['core', 'store', 'providers', 'actions', 'knowledge', 'conversation'],
   voice: ['core', 'media', 'providers', 'conversation'],
@@ -23,9 +27,10 @@ const MAY_IMPORT = {
   calls: ['core', 'store', 'telephony', 'voice', 'runtime', 'webhooks', 'speech'],
   dialer: ['core', 'store', 'calls'],
   simulation: ['core', 'store', 'conversation', 'providers', 'runtime', 'actions'],
-  // `chat` of DESIGN.md is not a module: chats live in src/api/chats (docs/architecture.md).
+  chat: ['core', 'store', 'conversation', 'providers', 'runtime'],
   api: [
     'core',
+    'chat',
     'store',
     'media',
     'providers',
@@ -40,6 +45,8 @@ const MAY_IMPORT = {
     'webhooks',
     'simulation',
     'speech',
+    'agents',
+    'workspace',
   ],
 };
 

@@ -12,6 +12,7 @@ import {
   type SpeechChoice,
   type WebCalls,
 } from './calls/index.ts';
+import { createChats, type Chats } from './chat/index.ts';
 import { createSimulatedPerson } from './conversation/index.ts';
 import {
   createLoadGate,
@@ -564,6 +565,8 @@ export const ROLES: readonly Role[] = ['all', 'api', 'worker'];
 /** What runs behind the API: conversations, calls on the carriers, campaigns, webhook delivery. */
 export interface Engine {
   services: ConversationServices;
+  /** Chats over the API, SMS and WhatsApp. */
+  chats: Chats;
   /** The simulated carrier (the API has it place the sim's inbound calls). */
   sim: SimCarrier;
   /** The WebSocket media carrier, when this node runs those calls (not `api` nor PARLEY_WS_MEDIA=off). */
@@ -723,8 +726,16 @@ export function createEngine(options: EngineOptions): Engine {
           wakeOthers: () => void store.signals.notify(CALLS_CHANNEL).catch(() => undefined),
           ...(options.nodeDeadAfterMs ? { deadAfterMs: options.nodeDeadAfterMs } : {}),
         });
+  const chats = createChats({
+    store,
+    runtime: services.runtime,
+    hub: services.messaging,
+    replies: services.replies,
+    clock,
+  });
   return {
     services,
+    chats,
     sim,
     wsMedia,
     webCalls,
@@ -869,6 +880,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       ...(consoleBuilt ? { consoleDir: CONSOLE_DIR } : {}),
       logger,
       services: engine.services,
+      chats: engine.chats,
       calls: engine.calls,
       sim: engine.sim,
       wsMedia: engine.wsMedia,

@@ -177,6 +177,7 @@ export async function createTestApi(
     store,
     models,
     services: engine.services,
+    chats: engine.chats,
     calls: engine.calls,
     sim: engine.sim,
     wsMedia: engine.wsMedia,

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../core/index.ts';
+import { systemClock, type Clock, type RealTimeBookingConfig } from '../core/index.ts';
 import type { CalendarPort, TimeRange } from './ports.ts';
 import type { ActionRecorder } from './recorder.ts';
 import { sanitizeToolName, type ActionTool } from './types.ts';
@@ -17,17 +17,12 @@ export const DEFAULT_BOOKING_DAYS = 3;
 export const DEFAULT_BOOKING_SLOTS = 3;
 export const DEFAULT_BOOKING_MIN_HOURS = 3;
 
-export interface RealTimeBookingConfig {
-  name: string;
-  timezone: string;
-  no_of_days?: number;
-  max_time_slots?: number;
-  min_hours_diff?: number;
-  /** The first day to offer, `YYYY-MM-DD` in `timezone`. */
-  first_appt_date?: string;
-  /** Which calendar (`builtin`, or the provider's id); the adapter is chosen by the caller. */
-  calendar?: unknown;
-}
+/**
+ * The stored configuration (src/core/action-config.ts). `first_appt_date` is the first day to
+ * offer, `YYYY-MM-DD` in `timezone`; `calendar` says which calendar (`builtin`, or the provider's),
+ * whose adapter the caller chooses.
+ */
+export type { RealTimeBookingConfig };
 
 export interface RealTimeBookingDeps {
   calendar: CalendarPort;

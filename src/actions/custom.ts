@@ -1,8 +1,12 @@
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   OutboundHttpError,
+  type CallVariable,
+  type CustomActionConfig,
+  type CustomAuth,
   type HttpPort,
   type HttpResponse,
+  type KeyValue,
 } from '../core/index.ts';
 import type { ActionRecorder } from './recorder.ts';
 import { fillJsonBody, fillText, fillUrl, mergeValues, type TemplateValues } from './template.ts';
@@ -25,53 +29,20 @@ export const DEFAULT_FAILURE_TIMEOUT_SECONDS = 10;
 
 export type CustomVariableType = 'string' | 'number' | 'boolean' | 'integer';
 
-export interface CustomActionVariable {
-  name: string;
-  description?: string;
-  example?: string;
-  /** Also accepted: int, float, bool (and anything else is a string). */
-  type?: string;
-}
+/** A variable the model fills; its `type` may also be int, float, bool (anything else: string). */
+export type CustomActionVariable = CallVariable;
 
-export interface KeyValue {
-  key: string;
-  value: string;
-}
-
-export interface CustomAuth {
-  is_needed?: boolean;
-  /** `header` (default): `Authorization: <key> <value>`; `query`: `?<key>=<value>`. */
-  location?: string;
-  /** The scheme for a header (default `Bearer`), the parameter name for a query. */
-  key?: string;
-  value?: string;
-}
-
-export interface CustomActionConfig {
-  name: string;
-  description?: string;
-  http_mode?: 'GET' | 'POST' | 'PUT' | 'PATCH';
-  url: string;
-  headers?: KeyValue[];
-  query_parameters?: KeyValue[] | Record<string, string>;
-  json_body_stringified?: string;
-  /** An object as above, or a string sent as the Authorization header verbatim. */
-  custom_auth?: CustomAuth | string | null;
-  variables_during_the_call?: CustomActionVariable[];
-  /**
-   * Fixed values for the placeholders, `[{key, value}]`; a value may itself hold placeholders,
-   * filled from the call's variables. They take precedence over the call's variables of the same
-   * name; the model's arguments take precedence over them.
-   */
-  variables_before_the_call?: KeyValue[];
-  run_action_before_call_start?: boolean;
-  speech_while_using_the_tool?: string;
-  /** Said before the action runs, before `speech_while_using_the_tool`. */
-  message_before_action_starts?: string;
-  /** Seconds. */
-  failure_timeout?: number;
-  message_error?: string;
-}
+/**
+ * The stored configuration (src/core/action-config.ts). `custom_auth` is `{is_needed, location,
+ * key, value}` (`location` `header`, the default: `Authorization: <key> <value>` with `key`
+ * default `Bearer`; `query`: `?<key>=<value>`), or a string sent as the Authorization header
+ * verbatim. `variables_before_the_call` are fixed values for the placeholders, `[{key, value}]`; a
+ * value may itself hold placeholders, filled from the call's variables. They take precedence over
+ * the call's variables of the same name; the model's arguments take precedence over them.
+ * `message_before_action_starts` is said before `speech_while_using_the_tool`; `failure_timeout` is
+ * in seconds.
+ */
+export type { CustomActionConfig, CustomAuth, KeyValue };
 
 export interface CustomActionDeps {
   http: HttpPort;

@@ -1,3 +1,4 @@
+import { DEFAULT_EVAL_CATEGORY, EVAL_CATEGORIES, type EvalCategory } from '../core/index.ts';
 import type { ActionRecorder } from './recorder.ts';
 import type { ActionToolSpec } from './types.ts';
 
@@ -13,9 +14,8 @@ import type { ActionToolSpec } from './types.ts';
 
 export const CUSTOM_EVAL_ACTION_TYPE = 'custom_eval_action_type';
 
-export const EVAL_CATEGORIES = ['pass_fail', 'numeric', 'descriptive', 'likert_scale'] as const;
-export type EvalCategory = (typeof EVAL_CATEGORIES)[number];
-export const DEFAULT_EVAL_CATEGORY: EvalCategory = 'pass_fail';
+// The categories are the stored configuration's (src/core/action-config.ts).
+export { DEFAULT_EVAL_CATEGORY, EVAL_CATEGORIES, type EvalCategory };
 
 /** The name of the one tool the model answers an evaluation with. */
 export const EVALUATION_TOOL = 'record_evaluation';

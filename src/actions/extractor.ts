@@ -1,3 +1,4 @@
+import type { ExtractorKind, InformationExtractorConfig } from '../core/index.ts';
 import type { ActionRecorder } from './recorder.ts';
 import { sanitizeToolName, type ActionTool } from './types.ts';
 import type { CollectedValue, CollectedVariables } from './variables.ts';
@@ -10,15 +11,8 @@ import type { CollectedValue, CollectedVariables } from './variables.ts';
 
 export const EXTRACT_INFO_ACTION_TYPE = 'extract_info_action_type';
 
-export type ExtractorKind = 'yes_no' | 'single_choice' | 'open_question';
-
-export interface InformationExtractorConfig {
-  identifier: string;
-  description: string;
-  kind: ExtractorKind;
-  choices?: string[];
-  examples?: string[];
-}
+/** The stored configuration (src/core/action-config.ts). */
+export type { ExtractorKind, InformationExtractorConfig };
 
 export interface ExtractorDeps {
   variables: CollectedVariables;

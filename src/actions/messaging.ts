@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../core/index.ts';
+import { systemClock, type Clock, type InCallMessageConfig, type SendSmsConfig } from '../core/index.ts';
 import type { MessagingChannel, MessagingPort, OutboundMessage, ReplyPort } from './ports.ts';
 import type { ActionRecorder } from './recorder.ts';
 import { fillText } from './template.ts';
@@ -18,27 +18,14 @@ export const INCALL_SMS_ACTION_TYPE = 'incall_sms_action_type';
 export const INCALL_WHATSAPP_ACTION_TYPE = 'incall_whatsapp_action_type';
 export const DEFAULT_REPLY_TIMEOUT_SECONDS = 60;
 
-export interface SendSmsConfig {
-  name: string;
-  content: string;
-  /** When to send (judged by the caller's `shouldSend`, when given). */
-  instructions?: string;
-}
-
-export interface InCallMessageConfig {
-  name: string;
-  message_body?: string;
-  content_sid?: string;
-  /** The template's variables by position (`{"1": "<user_name>"}`); values are templates. */
-  content_variables?: Record<string, string>;
-  wait_for_reply?: boolean;
-  timeout_seconds?: number;
-  /** Said when no reply comes within `timeout_seconds`. */
-  fallback_message?: string;
-  /** Said before the message is sent. */
-  message_before_action?: string;
-  description?: string;
-}
+/**
+ * The stored configurations (src/core/action-config.ts). A SEND_SMS's `instructions` say when to
+ * send (judged by the caller's `shouldSend`, when given). An in-call message's
+ * `content_variables` are the template's variables by position (`{"1": "<user_name>"}`; values are
+ * templates); `fallback_message` is said when no reply comes within `timeout_seconds`,
+ * `message_before_action` before the message is sent.
+ */
+export type { InCallMessageConfig, SendSmsConfig };
 
 export interface MessagingActionDeps {
   messaging: MessagingPort;

@@ -1,4 +1,12 @@
-import { systemClock, toIso, type Clock } from '../core/index.ts';
+import {
+  WEEKDAY_NAMES,
+  systemClock,
+  toIso,
+  type Clock,
+  type HumanAvailability,
+  type LiveTransferConfig,
+  type WeekdayName,
+} from '../core/index.ts';
 import type {
   CallControlPort,
   TransferFailedReason,
@@ -26,43 +34,13 @@ import { isValidTimeZone, wallTime } from '../core/index.ts';
 export const TRANSFER_ACTION_TYPE = 'transfer_call_action_type';
 export const DEFAULT_TRANSFER_TIMEOUT_SECONDS = 30;
 
-export const WEEKDAY_NAMES = [
-  'sunday',
-  'monday',
-  'tuesday',
-  'wednesday',
-  'thursday',
-  'friday',
-  'saturday',
-] as const;
-export type WeekdayName = (typeof WEEKDAY_NAMES)[number];
-
-/** When people take transfers: `HH:MM` intervals per weekday, in `timezone`. */
-export interface HumanAvailability {
-  timezone: string;
-  schedule: { weekday: WeekdayName; interval: { from: string; to: string }[] }[];
-  unavailable_message?: string;
-  active: boolean;
-}
-
-export interface LiveTransferConfig {
-  name: string;
-  /** Absent when the action names a phone book instead. */
-  phone?: string;
-  phone_book_id?: string;
-  transfer_mode?: 'cold_transfer' | 'warm_transfer' | 'warm_transfer_with_context';
-  instructions?: string;
-  initiating_msg?: string;
-  failed_msg?: string;
-  message_to_transfer_target?: string;
-  summarization_prompt?: string;
-  /** Keys to send once the target answers (an extension). */
-  digits?: string;
-  enable_background_music?: boolean;
-  /** Seconds. */
-  timeout?: number;
-  human_availability?: HumanAvailability;
-}
+/**
+ * The stored configuration (src/core/action-config.ts): `phone` is absent when the action names a
+ * phone book instead; `digits` are keys to send once the target answers (an extension);
+ * `timeout` is in seconds; `human_availability` is when people take transfers (`HH:MM` intervals
+ * per weekday, in its `timezone`).
+ */
+export { WEEKDAY_NAMES, type HumanAvailability, type LiveTransferConfig, type WeekdayName };
 
 export interface LiveTransferDeps {
   callControl: CallControlPort;

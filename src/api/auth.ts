@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { unauthorized, type Clock } from '../core/index.ts';
+import { MISSING_AUTH, unauthorized, type Clock } from '../core/index.ts';
 import type { Store, Workspace } from '../store/index.ts';
 
 // Bearer-key authentication (WIRE.md section 1). The key's workspace scopes everything the request
@@ -29,7 +29,7 @@ export function keyWorkspace(request: FastifyRequest): Workspace | null {
   return (request.workspace as Workspace | null) ?? null;
 }
 
-export const MISSING_AUTH = 'Missing or invalid Authorization header';
+export { MISSING_AUTH };
 export const INVALID_KEY = 'Unauthorized: Invalid or expired token.';
 
 export function bearerToken(header: string | undefined): string | null {

@@ -3,14 +3,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import { createAgentServices } from '../agents/index.ts';
 import { systemClock, type Clock, type Logger } from '../core/index.ts';
 import type { ModelRouter } from '../providers/index.ts';
 import type { ConversationServices } from '../runtime/index.ts';
 import type { RecordingStorage, Store } from '../store/index.ts';
 import type { SpeechRegistry } from '../speech/index.ts';
 import type { SimCarrier, TwilioCarrier, WsMediaCarrier } from '../telephony/index.ts';
+import { createWorkspaceServices } from '../workspace/index.ts';
 import type { CallService, WebCalls } from '../calls/index.ts';
-import type { SimulationService } from '../simulation/index.ts';
+import type { Chats } from '../chat/index.ts';
+import { createSimulationLibrary, type SimulationService } from '../simulation/index.ts';
 import { simulationRunRoutes } from './simulations/run-routes.ts';
 import { actionRoutes } from './actions/routes.ts';
 import { assistantRoutes } from './assistants/routes.ts';
@@ -19,11 +22,9 @@ import { authenticate, createAuthenticator } from './auth.ts';
 import { mcpRoutes, type McpHttpHandler } from './mcp-route.ts';
 import { consoleRoutes } from './console-route.ts';
 import { chatRoutes } from './chats/routes.ts';
-import { createChatTurns } from './chats/turns.ts';
 import { registerErrorHandling } from './errors.ts';
 import { registerHealth } from './health.ts';
 import { createMetricsRegistry, registerMetrics } from './metrics.ts';
-import { createChatChannels } from './messaging/channels.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { callRoutes } from './calls/routes.ts';
 import { wsMediaRoutes } from './calls/ws-media-routes.ts';
@@ -81,6 +82,8 @@ export interface ApiDeps {
    * Built by the composition root (src/app.ts): the API chooses no implementation itself.
    */
   services: ConversationServices;
+  /** Chats over the API, SMS and WhatsApp (src/chat), built by the composition root. */
+  chats: Chats;
   /** Calls (POST /calls, GET /calls, the sim's inbound calls); absent: those routes are not served. */
   calls?: CallService;
   /** The sim carrier: `POST /sim/inbound` has it ring one of the workspace's numbers. */
@@ -190,20 +193,25 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       const publicLimiter = createRateLimiter(deps.publicRateLimit ?? DEFAULT_PUBLIC_RATE_LIMIT, clock);
       v2.addHook('onRequest', authenticate(auth, { onPublic: (request) => publicLimiter.take(request.ip) }));
       const services = deps.services;
+      // The rules of changes, over the store (docs/architecture.md, "Where the rules of a change live").
+      const { agents, numbers, actions } = createAgentServices(deps.store);
+      const { settings, subaccounts } = createWorkspaceServices(deps.store);
+      const library = createSimulationLibrary(deps.store);
       await v2.register(assistantRoutes, {
         store: deps.store,
+        agents,
         ...(deps.speechRegistry ? { speech: deps.speechRegistry } : {}),
       });
       await v2.register(versionRoutes, { store: deps.store });
-      await v2.register(numberRoutes, { store: deps.store });
-      await v2.register(actionRoutes, { store: deps.store, http: services.http });
+      await v2.register(numberRoutes, { store: deps.store, numbers });
+      await v2.register(actionRoutes, { store: deps.store, actions, agents, http: services.http });
       await v2.register(calendarRoutes, { store: deps.store, clock });
       await v2.register(batchRoutes, {
         store: deps.store,
         batchBodyLimitBytes: Math.max(deps.bodyLimitBytes, BATCH_BODY_LIMIT_BYTES),
         ...(deps.dialer ? { dialer: deps.dialer } : {}),
       });
-      await v2.register(simulationRoutes, { store: deps.store });
+      await v2.register(simulationRoutes, { store: deps.store, library });
       if (deps.simulations)
         await v2.register(simulationRunRoutes, {
           store: deps.store,
@@ -221,16 +229,17 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         await v2.register(callRecordingRoutes, { store: deps.store, recordings: deps.recordings });
       await v2.register(knowledgeRoutes, {
         store: deps.store,
+        agents,
         allowPrivateNetwork: deps.allowPrivateNetwork ?? false,
       });
-      await v2.register(subaccountRoutes, { store: deps.store, auth });
+      await v2.register(subaccountRoutes, { store: deps.store, subaccounts, auth });
       await v2.register(twilioAccountRoutes, {
         store: deps.store,
         serverAccount: deps.twilioServerAccount ?? false,
       });
       if (deps.speechRegistry)
         await v2.register(speechProviderRoutes, { store: deps.store, speech: deps.speechRegistry });
-      await v2.register(workspaceRoutes, { store: deps.store, auth });
+      await v2.register(workspaceRoutes, { store: deps.store, settings, auth });
       await v2.register(logRoutes, { store: deps.store });
       await v2.register(contactRoutes, { store: deps.store });
       await v2.register(analyticsRoutes, { store: deps.store, clock });
@@ -238,24 +247,9 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
         ...(deps.speechRegistry ? { speech: deps.speechRegistry } : {}),
         ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
       });
-      // One turn runner for both chat paths, so one chat's messages run in order whichever way they came.
-      const turns = createChatTurns({ store: deps.store, runtime: services.runtime, clock });
-      const channels = createChatChannels({
-        store: deps.store,
-        turns,
-        hub: services.messaging,
-        replies: services.replies,
-        clock,
-      });
-      await v2.register(chatRoutes, { store: deps.store, clock, turns });
+      await v2.register(chatRoutes, { store: deps.store, chats: deps.chats });
       if (deps.mcp) await v2.register(mcpRoutes, { handle: deps.mcp });
-      await v2.register(messagingRoutes, {
-        store: deps.store,
-        turns,
-        channels,
-        publicUrl: deps.publicUrl,
-        clock,
-      });
+      await v2.register(messagingRoutes, { store: deps.store, chats: deps.chats, publicUrl: deps.publicUrl });
     },
     { prefix: '/v2' },
   );

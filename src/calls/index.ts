@@ -26,3 +26,12 @@ export { NODE_DEAD_AFTER_MS } from './liveness.ts';
 export { createHeadroom, type Headroom, type HeadroomOptions } from './headroom.ts';
 export { createWebCalls, type WebCallStart, type WebCallStarted, type WebCalls } from './web-calls.ts';
 export { legCallControl, type CallControlDeps, type LegCallControl } from './call-control.ts';
+export {
+  WEB_CALL_NUMBER,
+  chooseOrigin,
+  chooseVersion,
+  type Origin,
+  type OriginDoor,
+  type OriginRequest,
+  type VersionChoice,
+} from './origin.ts';

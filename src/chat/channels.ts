@@ -1,10 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
-import { slugOf, systemClock, type Clock } from '../../core/index.ts';
-import { MessagingError, type InboundMessage, type Messaging } from '../../providers/index.ts';
-import { adapterName, type MessagingHub, type ReplyHub } from '../../runtime/index.ts';
-import type { Store } from '../../store/index.ts';
-import { MAX_MESSAGE_CHARS } from '../chats/schemas.ts';
-import { conflict400, type ChatTurns, type TurnOutcome } from '../chats/turns.ts';
+import { slugOf, systemClock, type Clock, type Logger } from '../core/index.ts';
+import { MessagingError, type InboundMessage, type Messaging } from '../providers/index.ts';
+import { adapterName, type MessagingHub, type ReplyHub } from '../runtime/index.ts';
+import type { Store } from '../store/index.ts';
+import { conflict400, type ChatTurns, type TurnOutcome } from './turns.ts';
 
 // Chats over text messages (SMS, WhatsApp): sending goes through the runtime's messaging hub;
 // here is the shared handling of an inbound message (a waiting messaging action's reply, else
@@ -13,6 +11,12 @@ import { conflict400, type ChatTurns, type TurnOutcome } from '../chats/turns.ts
 
 /** WhatsApp's customer-service window: free text only within 24 h of the user's last message. */
 export const WHATSAPP_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** The longest message a chat takes (longer inbound texts are cut to it). */
+export const MAX_MESSAGE_CHARS = 4000;
+
+/** Where a channel logs what it ignored (the request's logger on the API). */
+export type ChatLog = Pick<Logger, 'info' | 'warn'>;
 
 export interface InboundOutcome {
   chatId: string;
@@ -28,7 +32,7 @@ export interface ChatChannels extends Pick<MessagingHub, 'messaging' | 'adapterF
     message: InboundMessage,
     via: Messaging,
     scope: { workspaceId?: string },
-    log: FastifyBaseLogger,
+    log: ChatLog,
   ): Promise<InboundOutcome | null>;
 }
 

@@ -1,4 +1,4 @@
-import type { Agent, Chat } from '../../store/index.ts';
+import type { Agent, Chat } from '../store/index.ts';
 
 // Keyless (public widget) chat access, in one place: without an API key, a client may open a chat
 // only with an agent that allows it, and write only into chats that were opened that way. Channel

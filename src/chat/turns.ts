@@ -1,22 +1,22 @@
-import { ParleyError, notFound, systemClock, toIso, type Clock } from '../../core/index.ts';
+import { ParleyError, notFound, systemClock, toIso, type Clock } from '../core/index.ts';
 import {
   type AgentConversationConfig,
   type ConversationSession,
   type SessionSnapshot,
   type Variables,
-} from '../../conversation/index.ts';
-import { LLMError } from '../../providers/index.ts';
+} from '../conversation/index.ts';
+import { LLMError } from '../providers/index.ts';
 import {
   prepareRun,
   type AgentRun,
   type AgentRuntime,
   type Conversation,
   type ConversationParty,
-} from '../../runtime/index.ts';
-import type { Agent, Chat, Store, Workspace } from '../../store/index.ts';
-import { snapshotOf } from './present.ts';
+} from '../runtime/index.ts';
+import type { Agent, Chat, Store, Workspace } from '../store/index.ts';
+import { snapshotOf } from './snapshot.ts';
 
-// How a chat takes one user message, shared by the chat routes (POST /chat/{id}/messages) and
+// How a chat takes one user message, shared by the API's chats (POST /chat/{id}/messages) and
 // the text-message channels (inbound SMS/WhatsApp): one ordering chain per chat, the agent's
 // runtime (model, actions, knowledge), an optimistic save at the version read, a fallback line
 // when the model fails, and the after-the-end work (final extraction, SEND_SMS) once a chat ends.

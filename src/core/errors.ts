@@ -64,6 +64,9 @@ export function conflict(description: string): ParleyError {
   return new ParleyError(description, { code: 'conflict', status: 409, category: 'conflict' });
 }
 
+/** The 401 of a request without a usable key (and the start of a keyless chat's refusal). */
+export const MISSING_AUTH = 'Missing or invalid Authorization header';
+
 export function unauthorized(description: string): ParleyError {
   return new ParleyError(description, { code: 'unauthorized', status: 401, category: 'auth' });
 }

@@ -14,6 +14,7 @@ export * from './time-zones.ts';
 export * from './async-queue.ts';
 export * from './schema-types.ts';
 export * from './agent-spec.ts';
+export * from './action-config.ts';
 export * from './keep-valid.ts';
 export * from './worker.ts';
 export * from './twilio-signature.ts';

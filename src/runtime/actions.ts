@@ -15,17 +15,13 @@ import {
   type CalendarPort,
   type CollectedVariable,
   type CustomActionConfig,
-  type InCallMessageConfig,
-  type InformationExtractorConfig,
-  type LiveTransferConfig,
   type MessagingPort,
-  type RealTimeBookingConfig,
   type RecorderSnapshot,
   type ReplyPort,
 } from '../actions/index.ts';
 import type { Clock, HttpPort } from '../core/index.ts';
 import { ToolRegistry } from '../conversation/index.ts';
-import type { Action, Attachment } from '../store/index.ts';
+import type { Action, ActionOf, Attachment } from '../store/index.ts';
 
 // An agent's attached actions as the tools of one conversation (chat, call or simulation), with
 // the records of what ran. The records (the recorder's snapshot) and the collected variables are
@@ -50,7 +46,7 @@ export interface ActionEffects {
   /** Transfers: the carrier's call control; chats pass `chatCallControl`. */
   callControl: CallControlPort;
   /** The calendar of a REAL_TIME_BOOKING action (see calendar.ts). */
-  calendarFor: (action: Action) => CalendarPort;
+  calendarFor: (action: ActionOf<'REAL_TIME_BOOKING'>) => CalendarPort;
   clock: Clock;
   /** A summary of the conversation so far (a warm transfer with context); set once it runs. */
   summarize?: (prompt: string | undefined) => Promise<string>;
@@ -65,8 +61,6 @@ interface ToolPorts {
   /** Values for `{placeholders}`: metadata, the lead's variables and pre-call results. */
   variables: ActionVariables;
 }
-
-type ToolFactory = (action: Action, ports: ToolPorts) => ActionTool[];
 
 const messagingDeps = (action: Action, ports: ToolPorts) => ({
   messaging: ports.effects.messaging ?? noMessaging,
@@ -87,59 +81,66 @@ export const noMessaging: MessagingPort = {
 };
 
 /**
- * One line per action kind that runs as tools; SEND_SMS and CUSTOM_EVAL run after the
- * conversation (finish.ts) and offer no tool.
+ * The tools of one action, a case per kind that runs as tools; SEND_SMS and CUSTOM_EVAL run
+ * after the conversation (finish.ts) and offer no tool.
  */
-const FACTORIES: Partial<Record<Action['kind'], ToolFactory>> = {
-  INFORMATION_EXTRACTOR: (action, ports) => [
-    createInformationExtractorTool(action.config as unknown as InformationExtractorConfig, {
-      variables: ports.collected,
-      recorder: ports.recorder,
-      action_id: action.id,
-    }),
-  ],
-  CUSTOM_ACTION: (action, ports) => [
-    createCustomActionTool(customConfigOf(action), {
-      http: ports.effects.http,
-      recorder: ports.recorder,
-      variables: ports.variables,
-      action_id: action.id,
-    }),
-  ],
-  LIVE_TRANSFER: (action, ports) => [
-    createLiveTransferTool(action.config as unknown as LiveTransferConfig, {
-      callControl: ports.effects.callControl,
-      recorder: ports.recorder,
-      action_id: action.id,
-      clock: ports.effects.clock,
-      summarize: (prompt) => ports.effects.summarize?.(prompt) ?? Promise.resolve(''),
-    }),
-  ],
-  REAL_TIME_BOOKING: (action, ports) => {
-    const tools = createRealTimeBookingTools(action.config as unknown as RealTimeBookingConfig, {
-      calendar: ports.effects.calendarFor(action),
-      recorder: ports.recorder,
-      clock: ports.effects.clock,
-      action_id: action.id,
-    });
-    return [tools.availability, tools.book];
-  },
-  INCALL_SMS: (action, ports) => [
-    createInCallSmsTool(action.config as unknown as InCallMessageConfig, messagingDeps(action, ports)),
-  ],
-  INCALL_WHATSAPP: (action, ports) => [
-    createInCallWhatsAppTool(action.config as unknown as InCallMessageConfig, messagingDeps(action, ports)),
-  ],
-};
+function toolsOf(action: Action, ports: ToolPorts): ActionTool[] {
+  switch (action.kind) {
+    case 'INFORMATION_EXTRACTOR':
+      return [
+        createInformationExtractorTool(action.config, {
+          variables: ports.collected,
+          recorder: ports.recorder,
+          action_id: action.id,
+        }),
+      ];
+    case 'CUSTOM_ACTION':
+      return [
+        createCustomActionTool(customConfigOf(action), {
+          http: ports.effects.http,
+          recorder: ports.recorder,
+          variables: ports.variables,
+          action_id: action.id,
+        }),
+      ];
+    case 'LIVE_TRANSFER':
+      return [
+        createLiveTransferTool(action.config, {
+          callControl: ports.effects.callControl,
+          recorder: ports.recorder,
+          action_id: action.id,
+          clock: ports.effects.clock,
+          summarize: (prompt) => ports.effects.summarize?.(prompt) ?? Promise.resolve(''),
+        }),
+      ];
+    case 'REAL_TIME_BOOKING': {
+      const tools = createRealTimeBookingTools(action.config, {
+        calendar: ports.effects.calendarFor(action),
+        recorder: ports.recorder,
+        clock: ports.effects.clock,
+        action_id: action.id,
+      });
+      return [tools.availability, tools.book];
+    }
+    case 'INCALL_SMS':
+      return [createInCallSmsTool(action.config, messagingDeps(action, ports))];
+    case 'INCALL_WHATSAPP':
+      return [createInCallWhatsAppTool(action.config, messagingDeps(action, ports))];
+    case 'SEND_SMS':
+    case 'CUSTOM_EVAL':
+      return [];
+  }
+}
 
 /**
  * A custom action's configuration for the agent it is attached to: the attachment's settings
  * (`before`, its trigger condition, its variable mapping) applied when the action came with them
  * (the store's attached actions do).
  */
-export function customConfigOf(action: Action & { attachment?: Attachment }): CustomActionConfig {
-  const config = action.config as unknown as CustomActionConfig;
-  return action.attachment ? customActionForAttachment(config, action.attachment) : config;
+export function customConfigOf(
+  action: ActionOf<'CUSTOM_ACTION'> & { attachment?: Attachment },
+): CustomActionConfig {
+  return action.attachment ? customActionForAttachment(action.config, action.attachment) : action.config;
 }
 
 export const isPreCall = (action: Action) =>
@@ -152,9 +153,8 @@ export const isPreCall = (action: Action) =>
 function toolsForActions(actions: readonly Action[], ports: ToolPorts): ToolRegistry {
   const registry = new ToolRegistry();
   for (const action of actions) {
-    const factory = FACTORIES[action.kind];
-    if (!factory || isPreCall(action)) continue;
-    for (const tool of factory(action, ports)) {
+    if (isPreCall(action)) continue;
+    for (const tool of toolsOf(action, ports)) {
       if (registry.get(tool.spec.name) || tool.spec.name === 'end_call') continue;
       registry.register(tool);
     }
@@ -257,7 +257,7 @@ export function conversationActions(options: ConversationActionsOptions): Conver
  */
 export async function runPreCallActions(actions: ConversationActions, http: HttpPort): Promise<void> {
   for (const action of actions.actions) {
-    if (!isPreCall(action)) continue;
+    if (action.kind !== 'CUSTOM_ACTION' || !isPreCall(action)) continue;
     const result = await runBeforeCall(customConfigOf(action), {
       http,
       recorder: actions.recorder,

@@ -6,7 +6,7 @@ import {
 } from '../actions/index.ts';
 import { createCalcomCalendar } from '../providers/index.ts';
 import { isValidTimeZone, type HttpPort } from '../core/index.ts';
-import type { Action, Repositories } from '../store/index.ts';
+import type { ActionOf, Repositories } from '../store/index.ts';
 
 // Which calendar a REAL_TIME_BOOKING action books into, from its `calendar` value:
 // - absent, null, '' or 'builtin': Parley's builtin calendar of the agent (working hours set with
@@ -90,7 +90,7 @@ export interface CalendarResolverOptions {
 }
 
 /** A booking action's calendar, for one agent (the builtin calendar is the agent's own). */
-export type CalendarResolver = (action: Action, agentId: string) => CalendarPort;
+export type CalendarResolver = (action: ActionOf<'REAL_TIME_BOOKING'>, agentId: string) => CalendarPort;
 
 export function calendarResolver(options: CalendarResolverOptions): CalendarResolver {
   return (action, agentId) => {
@@ -106,7 +106,7 @@ export function calendarResolver(options: CalendarResolverOptions): CalendarReso
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
     }
-    const zone = String(action.config.timezone ?? 'UTC');
+    const zone = action.config.timezone;
     const timeZone = isValidTimeZone(zone) ? zone : 'UTC';
     const repo: BuiltinCalendarRepo = {
       async workingHours(workspaceId, agentId) {

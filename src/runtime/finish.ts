@@ -11,8 +11,6 @@ import {
   startEvaluation,
   type CustomEvalQuestion,
   type EvalVerdict,
-  type InformationExtractorConfig,
-  type SendSmsConfig,
 } from '../actions/index.ts';
 import { LLMError, collectChat, type CollectedChat, type LLM, type ToolCall } from '../providers/index.ts';
 import { noMessaging, type ActionEffects, type ConversationActions } from './actions.ts';
@@ -51,8 +49,7 @@ export async function finishConversation(options: FinishOptions): Promise<void> 
 /** The extractors not collected during the conversation, each with its tool name. */
 function missingExtractors(actions: ConversationActions) {
   return actions.actions
-    .filter((a) => a.kind === 'INFORMATION_EXTRACTOR')
-    .map((a) => a.config as unknown as InformationExtractorConfig)
+    .flatMap((a) => (a.kind === 'INFORMATION_EXTRACTOR' ? [a.config] : []))
     .filter((c) => actions.collected.get(c.identifier)?.collected !== true)
     .map((c) => ({ config: c, tool: actions.tools.get(extractorToolName(c.identifier)) }))
     .filter((e) => e.tool !== undefined);
@@ -146,8 +143,7 @@ async function sendAfterMessages(options: FinishOptions): Promise<void> {
   const { actions, effects } = options;
   for (const action of actions.actions) {
     if (action.kind !== 'SEND_SMS') continue;
-    const config = action.config as unknown as SendSmsConfig;
-    await sendAfterConversation(config, {
+    await sendAfterConversation(action.config, {
       messaging: effects.messaging ?? noMessaging,
       from: actions.party.ourNumber ?? '',
       to: actions.party.leadNumber ?? '',

@@ -30,3 +30,12 @@ export { simulateConversation, type SimulatedConversation } from './converse.ts'
 export { DEFAULT_SIMULATION_CONCURRENCY, runSession, type RunSessionOptions } from './session.ts';
 export { standInCalendar, standInCallControl, standInHttp, standInMessaging } from './stand-ins.ts';
 export { createSimulationService, type ActionsMode, type SimulationService } from './service.ts';
+export {
+  createSimulationLibrary,
+  unprocessable,
+  type CaseFields,
+  type NewCase,
+  type NewSuite,
+  type SimulationLibrary,
+  type SuiteWithCases,
+} from './library.ts';

@@ -1,18 +1,78 @@
+import { Type, type Static, type TObject } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Selectable } from 'kysely';
-import { newId, type Clock } from '../core/index.ts';
+import {
+  emptyActionConfig,
+  keepValid,
+  newId,
+  storedActionConfigs,
+  type ActionConfigs,
+  type Clock,
+  type KindConfig,
+} from '../core/index.ts';
 import type { Db } from './database.ts';
 import { fromJson, toJson } from './json.ts';
 import type { Action, ActionKind, Page } from './records.ts';
 import type { ActionTable, AgentActionTable } from './schema.ts';
 import { bumpAgentsVersion } from './workspaces.ts';
 
+/**
+ * Reads a configuration with `schema` (compiled once). One that fails the check (written before a
+ * field was tightened, or by hand) keeps its valid fields; a field the kind requires that is
+ * missing or invalid takes the kind's empty value (emptyActionConfig). A read never fails.
+ */
+function configReader<T extends TObject>(schema: T, empty: (name: string) => Static<T>) {
+  const check = TypeCompiler.Compile(schema);
+  const partial = Type.Partial(schema);
+  return (value: unknown, name: string): Static<T> => {
+    if (check.Check(value)) return value;
+    return (
+      keepValid(schema, value) ??
+      keepValid(schema, { ...empty(name), ...keepValid(partial, value) }) ??
+      empty(name)
+    );
+  };
+}
+
+const reader = <K extends ActionKind>(kind: K) =>
+  configReader(storedActionConfigs[kind], (name) => emptyActionConfig(kind, name));
+
+const READERS: { [K in ActionKind]: (value: unknown, name: string) => ActionConfigs[K] } = {
+  REAL_TIME_BOOKING: reader('REAL_TIME_BOOKING'),
+  INFORMATION_EXTRACTOR: reader('INFORMATION_EXTRACTOR'),
+  LIVE_TRANSFER: reader('LIVE_TRANSFER'),
+  SEND_SMS: reader('SEND_SMS'),
+  INCALL_SMS: reader('INCALL_SMS'),
+  INCALL_WHATSAPP: reader('INCALL_WHATSAPP'),
+  CUSTOM_ACTION: reader('CUSTOM_ACTION'),
+  CUSTOM_EVAL: reader('CUSTOM_EVAL'),
+};
+
+/**
+ * The config column of an action of `kind` as its typed configuration, parsed once here so nothing
+ * downstream casts it (the same rules as an agent's spec, src/store/agents.ts). `name` is the
+ * action's name, for a configuration that lacks its own.
+ */
+export function parseActionConfig<K extends ActionKind>(
+  kind: K,
+  column: unknown,
+  name: string,
+): KindConfig<K> {
+  let value: unknown;
+  try {
+    value = fromJson<unknown>(column);
+  } catch {
+    value = null;
+  }
+  return { kind, config: READERS[kind](value, name) };
+}
+
 function toAction(row: Selectable<ActionTable>): Action {
   return {
     id: row.id,
     workspaceId: row.workspace_id,
-    kind: row.kind as ActionKind,
+    ...parseActionConfig(row.kind as ActionKind, row.config, row.name),
     name: row.name,
-    config: fromJson<Record<string, unknown>>(row.config) ?? {},
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -30,6 +90,22 @@ export interface InputVariableMapping {
   llm_config?: { description?: string | null; example?: string | null; required?: boolean | null } | null;
 }
 
+/** A mapping with every published field (null where not given), as stored and as read. */
+export function fullMapping(m: InputVariableMapping): Required<InputVariableMapping> {
+  return {
+    variable_name: m.variable_name,
+    source: m.source,
+    hardcoded_value: m.hardcoded_value ?? null,
+    llm_config: m.llm_config
+      ? {
+          description: m.llm_config.description ?? null,
+          example: m.llm_config.example ?? null,
+          required: m.llm_config.required ?? null,
+        }
+      : null,
+  };
+}
+
 /** One agent's settings of an attached action. */
 export interface Attachment {
   attachmentType: AttachmentType;
@@ -39,9 +115,7 @@ export interface Attachment {
 }
 
 /** An action as attached to one agent. */
-export interface AttachedAction extends Action {
-  attachment: Attachment;
-}
+export type AttachedAction = Action & { attachment: Attachment };
 
 /**
  * An attachment with settings. Absent fields keep what an existing attachment has (a new one gets
@@ -74,6 +148,8 @@ function toAttachment(row: AttachmentColumns): Attachment {
   };
 }
 
+// Writes take the configuration the API accepted (src/api/actions checks it against the kind's
+// input schema and rules); reads parse it into the kind's type.
 export interface NewAction {
   kind: ActionKind;
   name: string;

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { AgentSpec } from '../core/index.ts';
-import type { AttachedAction } from './actions.ts';
+import { parseActionConfig, type AttachedAction } from './actions.ts';
 import { parseAgentSpec } from './agents.ts';
 import { fromJson } from './json.ts';
 import { ACTION_KINDS } from './records.ts';
@@ -93,7 +93,8 @@ const storedSnapshot = TypeCompiler.Compile(StoredSnapshot);
 
 /**
  * The snapshot column as a typed AgentSnapshot, parsed once here. Parley writes it, so a part that
- * fails the check (edited by hand) is left out rather than failing the read.
+ * fails the check (edited by hand) is left out rather than failing the read. The actions'
+ * configurations are parsed by their kinds as the actions table's are (parseActionConfig).
  */
 export function parseSnapshot(column: unknown, workspaceId: string): AgentSnapshot {
   let value: unknown;
@@ -109,7 +110,7 @@ export function parseSnapshot(column: unknown, workspaceId: string): AgentSnapsh
     spec: parseAgentSpec(value.spec ?? null),
     actions: value.actions
       .filter((a): a is Static<typeof StoredAction> => storedAction.Check(a))
-      .map((a) => ({ ...a, workspaceId })),
+      .map((a) => ({ ...a, ...parseActionConfig(a.kind, a.config, a.name), workspaceId })),
     knowledgeBases: value.knowledgeBases
       .filter((b): b is Static<typeof StoredBase> => storedBase.Check(b))
       .map((b) => ({ id: b.id })),

@@ -4,6 +4,7 @@ export { ACTION_KINDS } from './records.ts';
 export type {
   Action,
   ActionKind,
+  ActionOf,
   Agent,
   AgentSpec,
   ApiKey,
@@ -21,6 +22,7 @@ export {
   type Attachment,
   type AttachmentType,
   type InputVariableMapping,
+  fullMapping,
   type NewAction,
   type NewAttachment,
 } from './actions.ts';
@@ -71,22 +73,23 @@ export {
 } from './webhooks.ts';
 export { generateApiKey, hashApiKey, type CreatedApiKey } from './api-keys.ts';
 export { bootstrapWorkspace, DEFAULT_MAX_CONCURRENT_CALLS, type BootstrapResult } from './bootstrap.ts';
-export type { Call, CallFilters, CallMove, CallPatch, CallSettings, CallsRepo, NewCall } from './calls.ts';
-export { parseCallSettings } from './calls.ts';
+export type { Call, CallFilters, CallMove, CallPatch, NewCall } from './calls/types.ts';
+export type { CallsRepo } from './calls/repo.ts';
+export { parseCallSettings, type CallSettings } from './calls/settings.ts';
 export type { CallTurn, CallTurnsRepo, CallTurnsWrite } from './call-turns.ts';
 export {
-  DispatchRefused,
   MAX_TASKS_PER_BATCH,
   type AppendResult,
   type Batch,
   type BatchStatus,
   type BatchTask,
   type BatchTaskWithCall,
-  type BatchesRepo,
   type NewBatch,
   type NewTask,
   type TaskStatus,
-} from './batches.ts';
+} from './batches/types.ts';
+export { DispatchRefused } from './batches/dispatch.ts';
+export type { BatchesRepo } from './batches/repo.ts';
 export {
   CALL_SUCCESS_TYPES,
   SIMULATION_CASE_TYPES,
@@ -128,6 +131,8 @@ export {
   type CallGroup,
   type RecentCall,
 } from './analytics.ts';
+export { buildCallReport } from './analytics/fold.ts';
+export type { CallReport, DayCounts, SeriesKeys } from './analytics/report.ts';
 export {
   createFileRecordings,
   isRecordingKey,

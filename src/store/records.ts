@@ -1,4 +1,4 @@
-import type { AgentSpec, Plan } from '../core/index.ts';
+import type { ActionConfigs, ActionKind, AgentSpec, Plan } from '../core/index.ts';
 
 // What repositories return: plain objects with camelCase fields, times in ms.
 
@@ -89,26 +89,23 @@ export interface Chat {
   agentVersionId: string | null;
 }
 
-export const ACTION_KINDS = [
-  'REAL_TIME_BOOKING',
-  'INFORMATION_EXTRACTOR',
-  'LIVE_TRANSFER',
-  'SEND_SMS',
-  'INCALL_SMS',
-  'INCALL_WHATSAPP',
-  'CUSTOM_ACTION',
-  'CUSTOM_EVAL',
-] as const;
-export type ActionKind = (typeof ACTION_KINDS)[number];
+// The kinds and their configurations are written once in core (src/core/action-config.ts).
+export { ACTION_KINDS, type ActionKind } from '../core/index.ts';
 
-export interface Action {
+interface ActionFields {
   id: string;
   workspaceId: string;
-  kind: ActionKind;
   /** The kind's `name` (`identifier` for INFORMATION_EXTRACTOR), exactly as given. */
   name: string;
-  /** The kind's configuration object, exactly as accepted. */
-  config: Record<string, unknown>;
   createdAt: number;
   updatedAt: number;
 }
+
+/**
+ * An action of kind `K`: its configuration as accepted, parsed once on read into the kind's type
+ * (src/store/actions.ts).
+ */
+export type ActionOf<K extends ActionKind> = ActionFields & { kind: K; config: ActionConfigs[K] };
+
+/** An action of any kind; narrowing on `kind` types `config`. */
+export type Action = { [K in ActionKind]: ActionOf<K> }[ActionKind];

@@ -23,6 +23,7 @@ forEachStore('agent reads across processes', (target) => {
       models: t.models,
       // What another process's composition root would build (src/app.ts); shared here.
       services: t.engine.services,
+      chats: t.engine.chats,
       logger: silentLogger(),
       publicUrl: 'http://127.0.0.1:8081',
       bodyLimitBytes: 1024 * 1024,

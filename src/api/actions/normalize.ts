@@ -1,16 +1,16 @@
 import type { Static } from '@sinclair/typebox';
 import { DEFAULT_EVAL_CATEGORY, isJsonBodyTemplate } from '../../actions/index.ts';
-import { invalidInput, normalizeE164, isValidTimeZone } from '../../core/index.ts';
-import { parseCalendarRef } from '../../runtime/index.ts';
-import type { Action, ActionKind } from '../../store/index.ts';
 import {
-  QUESTION_KINDS,
+  invalidInput,
+  normalizeE164,
+  isValidTimeZone,
   type HumanAvailability,
   type InformationExtractorInput,
-  type LiveTransferConfig,
-  type QuestionKey,
-  type UpdateActionBody,
-} from './schemas.ts';
+  type LiveTransferInput,
+} from '../../core/index.ts';
+import { parseCalendarRef } from '../../runtime/index.ts';
+import type { ActionKind } from '../../store/index.ts';
+import { QUESTION_KINDS, type QuestionKey, type UpdateActionBody } from './schemas.ts';
 
 // The one place an action body becomes the stored configuration. Parley's own form of each kind
 // is stored as given; the vendor's published form is mapped onto it here, once:
@@ -24,7 +24,11 @@ import {
 //   is typed by the schema and kept as given, for the runtime to read.
 // Then the kind's rules are checked on the whole (merged, for an update) configuration.
 
-type Config = Action['config'];
+/**
+ * A configuration as built from a body, checked by the kind's rules (checkConfig) and stored as
+ * such; the store reads it back typed by its kind.
+ */
+type Config = Record<string, unknown>;
 type Loc = (string | number)[];
 
 /** Names given to actions whose (published) body has none. */
@@ -102,7 +106,7 @@ function normalizeExtractor(given: Partial<InformationExtractorInput>, create: b
   };
 }
 
-function checkAvailability(availability: Static<typeof HumanAvailability>): void {
+function checkAvailability(availability: HumanAvailability): void {
   const where = ['body', 'LIVE_TRANSFER', 'human_availability'];
   if (!isValidTimeZone(availability.timezone)) {
     throw invalidInput(
@@ -133,7 +137,7 @@ function checkAvailability(availability: Static<typeof HumanAvailability>): void
 /** One kind's part of a create or update body, typed by its schema. */
 export type KindBody =
   | { kind: 'INFORMATION_EXTRACTOR'; config: Partial<InformationExtractorInput> }
-  | { kind: 'LIVE_TRANSFER'; config: Partial<Static<typeof LiveTransferConfig>> }
+  | { kind: 'LIVE_TRANSFER'; config: Partial<Static<typeof LiveTransferInput>> }
   | { kind: 'CUSTOM_EVAL'; config: NonNullable<UpdateActionBody['CUSTOM_EVAL']> }
   | { kind: Exclude<ActionKind, 'INFORMATION_EXTRACTOR' | 'LIVE_TRANSFER' | 'CUSTOM_EVAL'>; config: object };
 

@@ -1,6 +1,12 @@
-import { customActionForAttachment, placeholderNames, type CustomActionConfig } from '../../actions/index.ts';
+import { customActionForAttachment, placeholderNames } from '../../actions/index.ts';
 import { toIso } from '../../core/index.ts';
-import type { Action, ActionAgent, ActionKind, Attachment, InputVariableMapping } from '../../store/index.ts';
+import {
+  fullMapping,
+  type Action,
+  type ActionAgent,
+  type ActionKind,
+  type Attachment,
+} from '../../store/index.ts';
 
 // How actions read on the wire, and what an agent read shows of its attached actions.
 
@@ -22,7 +28,9 @@ export const ACTION_TYPES: Record<ActionKind, string> = {
 
 /** An action as every read shows it: Parley's fields and the published ones. */
 export function presentAction(action: Action) {
-  const { name: _name, description: _description, ...hardCoded } = action.config;
+  // Every kind's configuration is a JSON object; its keys are shown as stored.
+  const config: Readonly<Record<string, unknown>> = action.config;
+  const { name: _name, description: _description, ...hardCoded } = config;
   return {
     action_id: action.id,
     kind: action.kind,
@@ -32,8 +40,8 @@ export function presentAction(action: Action) {
     config: action.config,
     parameters_hard_coded: {
       ...hardCoded,
-      ...(action.kind === 'SEND_SMS' ? { sms_message_text: str(action.config.content) } : {}),
-      ...(action.kind === 'INCALL_SMS' ? { sms_message_text: str(action.config.message_body) } : {}),
+      ...(action.kind === 'SEND_SMS' ? { sms_message_text: action.config.content } : {}),
+      ...(action.kind === 'INCALL_SMS' ? { sms_message_text: action.config.message_body ?? '' } : {}),
     },
     input_variables: { values: publishedValues(action) },
     created_at: toIso(action.createdAt),
@@ -50,22 +58,6 @@ export function presentActionDetail(action: Action, agents: ActionAgent[] | null
   const plain = presentAction(action);
   const read = agents === null ? plain : { ...plain, ...assistantsOf(plain.input_variables, agents) };
   return { ...read, actions: [read] };
-}
-
-/** A mapping with every published field (null where not given), as stored and as read. */
-export function fullMapping(m: InputVariableMapping) {
-  return {
-    variable_name: m.variable_name,
-    source: m.source,
-    hardcoded_value: m.hardcoded_value ?? null,
-    llm_config: m.llm_config
-      ? {
-          description: m.llm_config.description ?? null,
-          example: m.llm_config.example ?? null,
-          required: m.llm_config.required ?? null,
-        }
-      : null,
-  };
 }
 
 function assistantsOf<V extends { values: unknown[] }>(inputVariables: V, agents: ActionAgent[]) {
@@ -88,7 +80,7 @@ function assistantsOf<V extends { values: unknown[] }>(inputVariables: V, agents
  * evaluation) its question's text, else ''.
  */
 function descriptionOf(action: Action): string {
-  const c = action.config;
+  const c: Readonly<Record<string, unknown>> = action.config;
   const question = c.question !== null && typeof c.question === 'object' ? c.question : {};
   return str(c.description) || str(c.instructions) || ('text' in question ? str(question.text) : '');
 }
@@ -110,7 +102,7 @@ function publishedValues(action: Action) {
   const vars = inputVariablesOf(action)?.values ?? [];
   // An extractor's type follows its kind; a custom action's is the variable's own type.
   const typeOf = (v: InputVariableValue) =>
-    action.kind === 'INFORMATION_EXTRACTOR' ? str(action.config.kind) : v.type;
+    action.kind === 'INFORMATION_EXTRACTOR' ? action.config.kind : v.type;
   return vars.map((v) => ({
     name: v.name,
     type: PUBLISHED_TYPES[typeOf(v).toLowerCase()] ?? 'string',
@@ -137,12 +129,12 @@ function keyed(value: unknown): Record<string, string>[] {
  * (a custom action's `variables_during_the_call` and `variables_before_the_call`).
  */
 export function promptVariablesOf(action: Action): string[] {
-  const c = action.config;
   const texts: string[] = [];
   const own = new Set<string>();
   switch (action.kind) {
     case 'CUSTOM_ACTION': {
-      texts.push(str(c.url), str(c.json_body_stringified));
+      const c = action.config;
+      texts.push(c.url, c.json_body_stringified ?? '');
       for (const list of [c.headers, c.query_parameters, c.variables_before_the_call]) {
         for (const kv of keyed(list)) texts.push(kv.key ?? '', kv.value ?? '');
       }
@@ -159,14 +151,11 @@ export function promptVariablesOf(action: Action): string[] {
       break;
     }
     case 'SEND_SMS':
-      texts.push(str(c.content));
+      texts.push(action.config.content);
       break;
     case 'INCALL_SMS':
     case 'INCALL_WHATSAPP':
-      texts.push(str(c.message_body));
-      if (c.content_variables !== null && typeof c.content_variables === 'object') {
-        for (const v of Object.values(c.content_variables)) texts.push(str(v));
-      }
+      texts.push(action.config.message_body ?? '', ...Object.values(action.config.content_variables ?? {}));
       break;
     default:
       break;
@@ -202,38 +191,36 @@ const str = (value: unknown): string => (typeof value === 'string' ? value : '')
  * action without variables).
  */
 export function inputVariablesOf(action: Action): InputVariables | null {
-  const c = action.config;
   if (action.kind === 'INFORMATION_EXTRACTOR') {
-    const examples = Array.isArray(c.examples) ? (c.examples as unknown[]) : [];
+    const c = action.config;
     return {
       action_id: action.id,
       values: [
         {
-          name: str(c.identifier),
-          type: EXTRACTOR_TYPES[str(c.kind)] ?? 'string',
-          description: str(c.description),
-          example: str(examples[0]),
+          name: c.identifier,
+          type: EXTRACTOR_TYPES[c.kind] ?? 'string',
+          description: c.description,
+          example: c.examples?.[0] ?? '',
           required: true,
         },
       ],
-      trigger_condition: str(c.description),
+      trigger_condition: c.description,
     };
   }
   if (action.kind === 'CUSTOM_ACTION') {
-    const vars = Array.isArray(c.variables_during_the_call)
-      ? (c.variables_during_the_call as Record<string, unknown>[])
-      : [];
+    const c = action.config;
+    const vars = c.variables_during_the_call ?? [];
     if (vars.length === 0) return null;
     return {
       action_id: action.id,
       values: vars.map((v) => ({
-        name: str(v.name),
-        type: str(v.type) || 'string',
-        description: str(v.description),
-        example: str(v.example),
+        name: v.name,
+        type: v.type || 'string',
+        description: v.description ?? '',
+        example: v.example ?? '',
         required: true,
       })),
-      trigger_condition: typeof c.description === 'string' ? c.description : null,
+      trigger_condition: c.description ?? null,
     };
   }
   return null;
@@ -247,10 +234,9 @@ export function inputVariablesOf(action: Action): InputVariables | null {
 function attachedInputVariables(action: Action & { attachment?: Attachment }): InputVariables | null {
   const attachment = action.attachment;
   if (!attachment) return inputVariablesOf(action);
-  const custom = () => customActionForAttachment(action.config as unknown as CustomActionConfig, attachment);
-  const effective =
+  const effective: Action =
     action.kind === 'CUSTOM_ACTION'
-      ? { ...action, config: custom() as unknown as Record<string, unknown> }
+      ? { ...action, config: customActionForAttachment(action.config, attachment) }
       : action;
   const vars = inputVariablesOf(effective);
   if (!vars || attachment.triggerCondition === null) return vars;

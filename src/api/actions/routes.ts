@@ -1,26 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { runBeforeCall, sanitizeToolName, type CustomActionConfig } from '../../actions/index.ts';
+import { runBeforeCall, sanitizeToolName } from '../../actions/index.ts';
+import type { ActionService, AgentService } from '../../agents/index.ts';
 import { invalidInput, notFound, toVariableMap, type HttpPort } from '../../core/index.ts';
-import {
-  ACTION_KINDS,
-  type Action,
-  type ActionKind,
-  type InputVariableMapping,
-  type NewAttachment,
-  type Repositories,
-  type Store,
-} from '../../store/index.ts';
+import { ACTION_KINDS, type ActionKind, type Store } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import { checkConfig, kindBody, mergeConfig, nameOf, normalizeConfig } from './normalize.ts';
-import {
-  ACTION_TYPES,
-  fullMapping,
-  presentAction,
-  presentActionDetail,
-  promptVariablesOf,
-} from './present.ts';
+import { ACTION_TYPES, presentAction, presentActionDetail, promptVariablesOf } from './present.ts';
 import {
   ActionDetail,
   ActionIdParams,
@@ -46,160 +33,19 @@ function kindsIn(body: UpdateActionBody): ActionKind[] {
   return ACTION_KINDS.filter((k) => body[k] !== undefined);
 }
 
-/** Checks that the agent and every action are the workspace's; 404 naming what is missing. */
-async function agentAndActions(repos: Repositories, ws: string, agentId: string, ids: string[]) {
-  const agent = await repos.agents.get(ws, agentId);
-  if (!agent) throw notFound(`agent ${agentId} not found`);
-  const found = await repos.actions.findByIds(ws, ids);
-  const missing = [...new Set(ids)].filter((id) => !found.some((a) => a.id === id));
-  if (missing.length > 0) throw notFound(`action ${missing.join(', ')} not found`);
-  return agent;
-}
-
 const AttachResponse = okEnvelope(
   Type.Object({ model_id: Type.String(), actions: Type.Array(Type.String()) }),
 );
 
-type AttachItem = NonNullable<AttachActionsBody['items']>[number];
-
-/** Kinds that run after the end whatever their attachment says (`after` changes nothing for them). */
-const AFTER_KINDS: readonly ActionKind[] = ['SEND_SMS', 'CUSTOM_EVAL'];
-
-/** The action id of each item (its `action_id`, else its `slug`); 400 naming what is wrong. */
-function itemIds(items: readonly AttachItem[]): string[] {
-  const seen = new Map<string, number>();
-  return items.map((item, i) => {
-    const id = item.action_id ?? item.slug;
-    if (id === undefined) {
-      throw invalidInput(
-        `body.items[${i}].action_id is required (or slug)`,
-        ['body', 'items', i, 'action_id'],
-        'missing',
-      );
-    }
-    if (item.action_id !== undefined && item.slug !== undefined && item.slug !== item.action_id) {
-      throw invalidInput(`body.items[${i}].slug: give action_id or slug, not two different ones`, [
-        'body',
-        'items',
-        i,
-        'slug',
-      ]);
-    }
-    const field = item.action_id !== undefined ? 'action_id' : 'slug';
-    const earlier = seen.get(id);
-    if (earlier !== undefined) {
-      throw invalidInput(
-        `body.items[${i}].${field}: action ${id} is also body.items[${earlier}]`,
-        ['body', 'items', i, field],
-        'duplicate',
-      );
-    }
-    seen.set(id, i);
-    return id;
-  });
-}
-
-/**
- * Checks an item against its action's kind and answers what the store keeps of it: `before` is a
- * custom action's, `after` only for the kinds that run after the end anyway, a variable mapping
- * only for a custom action's `variables_during_the_call` (a hardcoded one with its value).
- */
-function attachmentOf(item: AttachItem, i: number, action: Action): NewAttachment {
-  const at = (...rest: (string | number)[]) => ['body', 'items', i, ...rest];
-  const dotted = (...rest: (string | number)[]) =>
-    `body.items[${i}]` + rest.map((r) => (typeof r === 'number' ? `[${r}]` : `.${r}`)).join('');
-  const type = item.attachment_type ?? undefined;
-  if (type === 'before' && action.kind !== 'CUSTOM_ACTION') {
-    throw invalidInput(
-      `${dotted('attachment_type')}: only a CUSTOM_ACTION runs before the conversation (action ${action.id} is a ${action.kind})`,
-      at('attachment_type'),
-    );
-  }
-  if (type === 'after' && !AFTER_KINDS.includes(action.kind)) {
-    throw invalidInput(
-      `${dotted('attachment_type')}: only ${AFTER_KINDS.join(' and ')} actions run after the end (action ${action.id} is a ${action.kind})`,
-      at('attachment_type'),
-    );
-  }
-  const mapping = item.input_variables_mapping;
-  let mapped: InputVariableMapping[] | undefined;
-  if (mapping !== undefined) {
-    if (mapping.length > 0 && action.kind !== 'CUSTOM_ACTION') {
-      throw invalidInput(
-        `${dotted('input_variables_mapping')}: only a CUSTOM_ACTION's variables can be mapped (action ${action.id} is a ${action.kind})`,
-        at('input_variables_mapping'),
-      );
-    }
-    const own = new Set(
-      (Array.isArray(action.config.variables_during_the_call)
-        ? (action.config.variables_during_the_call as { name?: unknown }[])
-        : []
-      ).map((v) => v.name),
-    );
-    const named = new Set<string>();
-    mapped = mapping.map((m, j) => {
-      if (!own.has(m.variable_name) || named.has(m.variable_name)) {
-        throw invalidInput(
-          named.has(m.variable_name)
-            ? `${dotted('input_variables_mapping', j, 'variable_name')}: ${m.variable_name} is mapped twice`
-            : `${dotted('input_variables_mapping', j, 'variable_name')}: action ${action.id} has no variable ${m.variable_name} in variables_during_the_call`,
-          at('input_variables_mapping', j, 'variable_name'),
-        );
-      }
-      named.add(m.variable_name);
-      if (m.source === 'hardcoded' && typeof m.hardcoded_value !== 'string') {
-        throw invalidInput(
-          `${dotted('input_variables_mapping', j, 'hardcoded_value')} is required when source is hardcoded`,
-          at('input_variables_mapping', j, 'hardcoded_value'),
-          'missing',
-        );
-      }
-      return fullMapping(m);
-    });
-  }
-  return {
-    actionId: action.id,
-    ...(type !== undefined ? { attachmentType: type } : {}),
-    ...(item.trigger_condition !== undefined ? { triggerCondition: item.trigger_condition } : {}),
-    ...(mapped !== undefined ? { inputVariablesMapping: mapped } : {}),
-  };
-}
-
-/** The attachments an attach body asks for (`actions` ids, then `items`); checked against the store. */
-async function attachmentsOf(
-  repos: Repositories,
-  ws: string,
-  body: AttachActionsBody,
-): Promise<(string | NewAttachment)[]> {
-  const plain = body.actions ?? [];
-  const items = body.items ?? [];
-  if (plain.length + items.length === 0) {
-    throw invalidInput('body.actions (or body.items) must name at least one action', ['body', 'actions']);
-  }
-  const ids = itemIds(items);
-  const agent = await repos.agents.get(ws, body.model_id);
-  if (!agent) throw notFound(`agent ${body.model_id} not found`);
-  const found = new Map((await repos.actions.findByIds(ws, [...plain, ...ids])).map((a) => [a.id, a]));
-  // A slug Parley cannot resolve is a bad field, not a missing action: Parley has no slugs.
-  items.forEach((item, i) => {
-    if (item.action_id === undefined && !found.has(ids[i] ?? '')) {
-      throw invalidInput(
-        `body.items[${i}].slug: Parley actions have no slugs; a slug is looked up as an action id, and there is no action ${item.slug}`,
-        ['body', 'items', i, 'slug'],
-        'not_found',
-      );
-    }
-  });
-  const missing = [...new Set([...plain, ...ids])].filter((id) => !found.has(id));
-  if (missing.length > 0) throw notFound(`action ${missing.join(', ')} not found`);
-  return [...plain, ...items.map((item, i) => attachmentOf(item, i, found.get(ids[i] ?? '')!))];
-}
-
 export const actionRoutes: FastifyPluginAsyncTypebox<{
   store: Store;
+  /** Action changes (src/agents). */
+  actions: ActionService;
+  /** Attaching actions to agents (src/agents). */
+  agents: AgentService;
   /** The outbound HTTP of conversations' actions (`initialize` runs a custom action's request). */
   http: HttpPort;
-}> = async (app, { store, http }) => {
+}> = async (app, { store, actions, agents, http }) => {
   app.get(
     '/actions',
     {
@@ -292,13 +138,9 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const ws = request.workspace.id;
       const id = request.params.action_id;
       const body = request.body;
-      const updated: Action = await store.transaction(async (repos) => {
-        // The specification lists only 400 for this operation: unknown is a 400 not_found.
-        const current = await repos.actions.get(ws, id);
-        if (!current) throw actionNotFound(id, 400);
+      const updated = await actions.update(request.workspace.id, id, (current) => {
         const other = kindsIn(body).find((k) => k !== current.kind);
         if (other !== undefined) {
           throw invalidInput(
@@ -317,9 +159,7 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{
         }
         const config = mergeConfig(current.config, normalizeConfig(given, 'update'), current.kind);
         checkConfig(current.kind, config);
-        const next = await repos.actions.update(ws, id, { name: nameOf(current.kind, config), config });
-        if (!next) throw actionNotFound(id, 400);
-        return next;
+        return { name: nameOf(current.kind, config), config };
       });
       return ok({ action_id: updated.id });
     },
@@ -337,8 +177,7 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const id = request.params.action_id;
-      const deleted = await store.transaction((repos) => repos.actions.delete(request.workspace.id, id));
-      if (!deleted) throw actionNotFound(id);
+      await actions.remove(request.workspace.id, id);
       return ok({ action_id: id, answer: 'ok' });
     },
   );
@@ -354,14 +193,8 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const ws = request.workspace.id;
-      const { model_id } = request.body;
-      const attached = await store.transaction(async (repos) => {
-        const attachments = await attachmentsOf(repos, ws, request.body);
-        await repos.actions.attach(ws, model_id, attachments);
-        return (await repos.actions.attachedTo(ws, [model_id])).get(model_id) ?? [];
-      });
-      return ok({ model_id, actions: attached.map((a) => a.id) });
+      const attached = await agents.attachActions(request.workspace.id, request.body);
+      return ok({ model_id: request.body.model_id, actions: attached.map((a) => a.id) });
     },
   );
 
@@ -376,13 +209,8 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const ws = request.workspace.id;
-      const { model_id, actions } = request.body;
-      const attached = await store.transaction(async (repos) => {
-        const agent = await agentAndActions(repos, ws, model_id, actions);
-        await repos.actions.detach(ws, agent.id, actions);
-        return (await repos.actions.attachedTo(ws, [agent.id])).get(agent.id) ?? [];
-      });
+      const { model_id, actions: ids } = request.body;
+      const attached = await agents.detachActions(request.workspace.id, model_id, ids);
       return ok({ model_id, actions: attached.map((a) => a.id) });
     },
   );
@@ -407,7 +235,7 @@ export const actionRoutes: FastifyPluginAsyncTypebox<{
           ['body', 'action_id'],
         );
       }
-      const config = action.config as unknown as CustomActionConfig;
+      const config = action.config;
       // As a pre-call run: the variables fill the placeholders and the action's own variables.
       const run = await runBeforeCall(config, { http, variables: toVariableMap(variables), action_id });
       const status = typeof run.result.status === 'number' ? run.result.status : null;

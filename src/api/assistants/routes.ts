@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import { invalidInput, normalizeE164, notFound, slugOf } from '../../core/index.ts';
-import type { Agent, Repositories, Store } from '../../store/index.ts';
+import { agentNotFound, type AgentService } from '../../agents/index.ts';
+import { invalidInput, normalizeE164, slugOf } from '../../core/index.ts';
+import type { Agent, Store } from '../../store/index.ts';
 import type { SpeechRegistry, VoiceChoice } from '../../speech/index.ts';
 import { ok, type Ok, type Pagination } from '../envelope.ts';
 import { StatusOnly, errorResponses, okEnvelope } from '../schemas/common.ts';
@@ -32,29 +33,17 @@ const MutationResponse = okEnvelope(Type.Object({ model_id: Type.String() }), {
   details: Type.Object({ phone: Type.String(), voice: Type.String() }),
 });
 
-// The spec lists no 404 for the agent operations themselves, so an unknown agent is a 400 with
-// category not_found there (WIRE.md section 1); the number operations list 404 and use it.
-const agentNotFound = (id: string, status: 400 | 404 = 400) => notFound(`agent ${id} not found`, status);
-
-/** Attaches the agent's `phone_number` when the workspace owns it; returns what was attached. */
-async function attachOwnNumber(repos: Repositories, agent: Agent): Promise<string> {
-  const number = agent.spec.phone_number;
-  if (!number) return '';
-  const [found] = await repos.phoneNumbers.findBySlugs(agent.workspaceId, [slugOf(number)]);
-  if (!found) return '';
-  await repos.phoneNumbers.attach(agent.workspaceId, agent.id, [found.id]);
-  return found.number;
-}
-
 function details(agent: Agent, phone: string) {
   const voice = agent.spec.agent?.voice_id ?? '';
   return { phone, voice };
 }
 
-export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store; speech?: SpeechRegistry }> = async (
-  app,
-  { store, speech },
-) => {
+export const assistantRoutes: FastifyPluginAsyncTypebox<{
+  store: Store;
+  /** Agent changes and their numbers (src/agents). */
+  agents: AgentService;
+  speech?: SpeechRegistry;
+}> = async (app, { store, agents, speech }) => {
   /** The voice each agent's calls speak with, when this server chooses speech per call. */
   const voicesOf = async (ws: string, agents: Agent[]): Promise<(VoiceChoice | null)[]> =>
     speech ? Promise.all(agents.map((a) => speech.voiceOf(ws, a.spec.agent ?? {}))) : agents.map(() => null);
@@ -94,14 +83,10 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store; speech?:
     },
     async (request) => {
       const spec = specForCreate(request.body);
-      const ws = request.workspace.id;
-      const { agent, phone } = await store.transaction(async (repos) => {
-        const created = await repos.agents.create(ws, {
-          type: request.body.type,
-          name: request.body.name,
-          spec,
-        });
-        return { agent: created, phone: await attachOwnNumber(repos, created) };
+      const { agent, phone } = await agents.create(request.workspace.id, {
+        type: request.body.type,
+        name: request.body.name,
+        spec,
       });
       return { ...ok({ model_id: agent.id }), details: details(agent, phone) };
     },
@@ -119,19 +104,11 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store; speech?:
       },
     },
     async (request) => {
-      const ws = request.workspace.id;
-      const id = request.params.model_id;
-      const { agent, phone } = await store.transaction(async (repos) => {
-        const current = await repos.agents.get(ws, id);
-        if (!current) throw agentNotFound(id);
-        const spec = specForUpdate(
-          current.spec,
-          request.body as typeof request.body & Record<string, unknown>,
-        );
-        const updated = await repos.agents.update(ws, id, { name: request.body.name ?? current.name, spec });
-        if (!updated) throw agentNotFound(id);
-        const phoneChanged = request.body.phone_number !== undefined;
-        return { agent: updated, phone: phoneChanged ? await attachOwnNumber(repos, updated) : '' };
+      const body = request.body as typeof request.body & Record<string, unknown>;
+      const { agent, phone } = await agents.update(request.workspace.id, request.params.model_id, {
+        name: body.name,
+        spec: (current) => specForUpdate(current, body),
+        attachNumber: body.phone_number !== undefined,
       });
       return { ...ok({ model_id: agent.id }), details: details(agent, phone) };
     },
@@ -148,9 +125,7 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store; speech?:
       },
     },
     async (request) => {
-      const id = request.params.model_id;
-      const deleted = await store.transaction((repos) => repos.agents.delete(request.workspace.id, id));
-      if (!deleted) throw agentNotFound(id);
+      await agents.remove(request.workspace.id, request.params.model_id);
       return ok({ answer: 'Agent deleted' });
     },
   );
@@ -243,7 +218,6 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store; speech?:
       },
     },
     async (request) => {
-      const ws = request.workspace.id;
       const { phone_numbers, phone_number_slugs } = request.body;
       if (!phone_numbers && !phone_number_slugs) {
         throw invalidInput('body.phone_numbers or body.phone_number_slugs is required', [
@@ -265,20 +239,7 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store; speech?:
         }),
         ...(phone_number_slugs ?? []).map((s) => (s.startsWith('+') ? s.slice(1) : s)),
       ];
-      await store.transaction(async (repos) => {
-        const agent = await repos.agents.get(ws, request.params.model_id);
-        if (!agent) throw agentNotFound(request.params.model_id, 404);
-        const found = await repos.phoneNumbers.findBySlugs(ws, slugs);
-        const missing = slugs.filter((s) => !found.some((n) => n.slug === s));
-        if (missing.length > 0) {
-          throw notFound(`phone number ${missing.map((s) => `+${s}`).join(', ')} not found in the workspace`);
-        }
-        await repos.phoneNumbers.attach(
-          ws,
-          agent.id,
-          found.map((n) => n.id),
-        );
-      });
+      await agents.attachNumbers(request.workspace.id, request.params.model_id, slugs);
       return { status: 'ok' as const };
     },
   );
@@ -294,17 +255,8 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ store: Store; speech?:
       },
     },
     async (request) => {
-      const ws = request.workspace.id;
       const { model_id, phone_number_slug } = request.params;
-      const slug = phone_number_slug.startsWith('+') ? phone_number_slug.slice(1) : phone_number_slug;
-      await store.transaction(async (repos) => {
-        const agent = await repos.agents.get(ws, model_id);
-        if (!agent) throw agentNotFound(model_id, 404);
-        const [number] = await repos.phoneNumbers.findBySlugs(ws, [slug]);
-        if (!number || !(await repos.phoneNumbers.detach(ws, agent.id, number.id))) {
-          throw notFound(`phone number ${phone_number_slug} is not attached to agent ${model_id}`);
-        }
-      });
+      await agents.detachNumber(request.workspace.id, model_id, phone_number_slug);
       return { status: 'ok' as const };
     },
   );

@@ -1,14 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { BATCH_LIFETIME_MS, validateCallTimeWindow } from '../../dialer/index.ts';
-import {
-  ParleyError,
-  invalidInput,
-  isUuid,
-  normalizeE164,
-  notFound,
-  toIso,
-  toVariableMap,
-} from '../../core/index.ts';
+import { chooseOrigin } from '../../calls/index.ts';
+import { ParleyError, invalidInput, isUuid, notFound, toIso, toVariableMap } from '../../core/index.ts';
 import {
   type Batch,
   type BatchStatus,
@@ -143,16 +136,10 @@ export const batchRoutes: FastifyPluginAsyncTypebox<BatchRoutesOptions> = async 
           ['body', 'from_phone_number'],
           'missing',
         );
-      const agent = await store.agents.get(workspace.id, body.model_id);
-      if (!agent) throw notFound(`model_id: agent ${body.model_id} not found`, 400);
-      const from = normalizeE164(body.from_phone_number);
-      const attached = (await store.phoneNumbers.attachedTo(workspace.id, [agent.id])).get(agent.id) ?? [];
-      const number = from ? attached.find((n) => n.number === from) : undefined;
-      if (!number)
-        throw invalidInput(`body.from_phone_number: not a number attached to agent ${agent.id}`, [
-          'body',
-          'from_phone_number',
-        ]);
+      const { agent, number } = await chooseOrigin(store, workspace, 'batch', {
+        agentId: body.model_id,
+        from: body.from_phone_number,
+      });
       const reserved = body.reserved_concurrency ?? 0;
       if (reserved >= workspace.maxConcurrentCalls)
         throw invalidInput(

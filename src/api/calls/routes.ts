@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { CallService } from '../../calls/index.ts';
+import { chooseOrigin, type CallService } from '../../calls/index.ts';
 import {
   invalidInput,
   isUuid,
@@ -11,7 +11,6 @@ import {
 } from '../../core/index.ts';
 import type { Agent, Store } from '../../store/index.ts';
 import type { SimCarrier } from '../../telephony/index.ts';
-import { chooseVersion } from '../assistants/version-choice.ts';
 import { ok } from '../envelope.ts';
 import { agentTimezoneOf, listItem, presentCall } from './present.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
@@ -74,32 +73,9 @@ export const callRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const workspace = request.workspace;
       const body = request.body;
-      const agent = await store.agents.get(workspace.id, body.model_id);
-      if (!agent) throw notFound(`model_id: agent ${body.model_id} not found`, 400);
       const to = normalizeE164(body.phone);
       if (!to)
         throw invalidInput('body.phone is not a valid phone number with a country code', ['body', 'phone']);
-      const attached = (await store.phoneNumbers.attachedTo(workspace.id, [agent.id])).get(agent.id) ?? [];
-      let number = attached[0];
-      if (body.from_phone_number !== undefined) {
-        const from = normalizeE164(body.from_phone_number);
-        if (!from)
-          throw invalidInput('body.from_phone_number is not a valid phone number', [
-            'body',
-            'from_phone_number',
-          ]);
-        number = attached.find((n) => n.number === from);
-        if (!number)
-          throw invalidInput(`body.from_phone_number: ${from} is not attached to agent ${agent.id}`, [
-            'body',
-            'from_phone_number',
-          ]);
-      }
-      if (!number)
-        throw invalidInput(
-          `body.from_phone_number: agent ${agent.id} has no attached number to call from (import one with POST /v2/custom-numbers and attach it)`,
-          ['body', 'from_phone_number'],
-        );
       if (body.lead_timezone !== undefined && !isValidTimeZone(body.lead_timezone))
         throw invalidInput(`body.lead_timezone "${body.lead_timezone}" is not an IANA time zone`, [
           'body',
@@ -113,12 +89,16 @@ export const callRoutes: FastifyPluginAsyncTypebox<{
         throw invalidInput('body.lead_email is not an email address', ['body', 'lead_email']);
       if (body.external_webhook_url !== undefined)
         checkHttpUrl(body.external_webhook_url, ['body', 'external_webhook_url']);
-      const version = await chooseVersion(store, agent, body.agent_version, ['body', 'agent_version']);
+      const { agent, number, from, version } = await chooseOrigin(store, workspace, 'call', {
+        agentId: body.model_id,
+        from: body.from_phone_number,
+        version: body.agent_version,
+      });
       const variables = toVariableMap(body.custom_variables);
       const { call, eta } = await calls.place(workspace, {
         agent,
         ...(version !== undefined ? { version } : {}),
-        from: number.number,
+        from,
         provider: number.provider,
         to,
         leadName: body.name,

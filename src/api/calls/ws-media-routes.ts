@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { WebCalls } from '../../calls/index.ts';
-import { invalidInput, isUuid, normalizeE164, notFound, unavailable } from '../../core/index.ts';
+import { WEB_CALL_NUMBER, chooseOrigin, type WebCalls } from '../../calls/index.ts';
+import { invalidInput, isUuid, normalizeE164, unavailable } from '../../core/index.ts';
 import type { Store } from '../../store/index.ts';
 import { WS_CODECS, WS_FRAMINGS } from '../../telephony/index.ts';
-import { chooseVersion } from '../assistants/version-choice.ts';
 import { errorResponses, StringEnum } from '../schemas/common.ts';
 import { WS_MEDIA_PATH } from './ws-media-socket.ts';
 
@@ -13,8 +12,6 @@ import { WS_MEDIA_PATH } from './ws-media-socket.ts';
 // ws-media-socket.ts on every node that runs these calls.
 
 const TAG = ['Calls'];
-/** The number a web call is "from" or "to" when the request names none and the agent has none. */
-export const WEB_CALL_NUMBER = '+15555550100';
 
 const WsMediaBody = Type.Object({
   modelId: Type.String({ description: 'The agent (UUID).' }),
@@ -98,11 +95,11 @@ export const wsMediaRoutes: FastifyPluginAsyncTypebox<{
       const body = request.body;
       const workspace = request.workspace;
       if (!isUuid(body.modelId)) throw invalidInput('body.modelId must be a UUID', ['body', 'modelId']);
-      const agent = await store.agents.get(workspace.id, body.modelId);
-      if (!agent) throw notFound(`body.modelId: agent ${body.modelId} not found`, 400);
-      const version = await chooseVersion(store, agent, body.agentVersion, ['body', 'agentVersion']);
-      const attached = (await store.phoneNumbers.attachedTo(workspace.id, [agent.id])).get(agent.id) ?? [];
-      const from = e164(body.fromPhoneNumber, 'fromPhoneNumber') ?? attached[0]?.number ?? WEB_CALL_NUMBER;
+      const { agent, from, version } = await chooseOrigin(store, workspace, 'web-call', {
+        agentId: body.modelId,
+        from: body.fromPhoneNumber,
+        version: body.agentVersion,
+      });
       const to = e164(body.toPhoneNumber, 'toPhoneNumber') ?? WEB_CALL_NUMBER;
       const serverName = body.wsMediaServerName ?? '';
       const started = await web.start(workspace, {

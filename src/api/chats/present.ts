@@ -1,5 +1,6 @@
 import { toIso } from '../../core/index.ts';
-import { formatTranscript, type SessionSnapshot } from '../../conversation/index.ts';
+import { snapshotOf } from '../../chat/index.ts';
+import { formatTranscript } from '../../conversation/index.ts';
 import type { Chat } from '../../store/index.ts';
 import { presentActions } from '../../runtime/index.ts';
 
@@ -20,20 +21,6 @@ export interface AgentTurn {
   current_state: TurnState;
   timestamp: string;
   turn_number: number;
-}
-
-/** The stored state, tolerant of a row written before any turn. */
-export function snapshotOf(chat: Chat): SessionSnapshot {
-  const state = (chat.state ?? {}) as Partial<SessionSnapshot>;
-  return {
-    history: state.history ?? [],
-    turns: state.turns ?? [],
-    modelCalls: state.modelCalls ?? [],
-    toolCalls: state.toolCalls ?? [],
-    userTurns: state.userTurns ?? 0,
-    started: state.started ?? false,
-    ended: state.ended ?? null,
-  };
 }
 
 /**

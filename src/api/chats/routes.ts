@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { invalidInput, notFound, unauthorized, type Clock } from '../../core/index.ts';
-import { LLMError } from '../../providers/index.ts';
-import type { Chat, Store, Workspace } from '../../store/index.ts';
-import { MISSING_AUTH, keyWorkspace } from '../auth.ts';
+import { invalidInput, notFound } from '../../core/index.ts';
+import type { Chats } from '../../chat/index.ts';
+import type { Store } from '../../store/index.ts';
+import { keyWorkspace } from '../auth.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
-import { allowsPublicChat, keylessMayWrite } from './keyless.ts';
 import { decodeCursor, encodeCursor, presentChat } from './present.ts';
 import {
   AgentTurn,
@@ -17,49 +16,19 @@ import {
   ListChatsQuery,
   SendMessageBody,
 } from './schemas.ts';
-import { conflict400, stateOf, statusOf, type ChatTurns } from './turns.ts';
 
 const TAG = ['Chats'];
 
-export { FALLBACK_LLM_FAILURE } from './turns.ts';
-
 export interface ChatRoutesOptions {
   store: Store;
-  clock?: Clock;
-  /** Shared with the text-message channels so one chat's messages run in order. */
-  turns: ChatTurns;
+  /** The chat module: what happens when a chat is opened or a message arrives. */
+  chats: Chats;
 }
 
-// The spec lists no 404 for chats: unknown ids are 400 not_found (WIRE.md section 1), and a
-// conflict (duplicate id, closed chat, concurrent writer) is a 400 with category conflict.
 const chatNotFound = (id: string) => notFound(`chat ${id} not found`, 400);
-const agentNotFound = (id: string) => notFound(`model_id: agent ${id} not found`, 400);
 
 export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (app, options) => {
-  const { store, turns } = options;
-  const { inOrder, open, turn } = turns;
-
-  async function workspaceOf(id: string): Promise<Workspace> {
-    const workspace = await store.workspaces.get(id);
-    if (!workspace) throw notFound('workspace not found', 400);
-    return workspace;
-  }
-
-  /**
-   * The chat addressed by the request: in the key's workspace or, keyless, a chat opened keylessly
-   * whose agent still allows it (any other is indistinguishable from a missing one).
-   */
-  async function findChat(workspace: Workspace | null, id: string): Promise<Chat> {
-    if (workspace) {
-      const chat = await store.chats.get(workspace.id, id);
-      if (!chat) throw chatNotFound(id);
-      return chat;
-    }
-    const chat = await store.chats.getAnyWorkspace(id);
-    const agent = chat?.openedWithoutKey ? await store.agents.get(chat.workspaceId, chat.agentId) : null;
-    if (!chat || !keylessMayWrite(chat, agent)) throw chatNotFound(id);
-    return chat;
-  }
+  const { store, chats } = options;
 
   app.post(
     '/chat/:chat_id',
@@ -74,41 +43,15 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
       },
     },
     async (request) => {
-      const id = request.params.chat_id;
-      const keyed = keyWorkspace(request);
-      const modelId = request.body.model_id;
-      const agent = keyed
-        ? await store.agents.get(keyed.id, modelId)
-        : await store.agents.getAnyWorkspace(modelId);
-      if (!agent) throw agentNotFound(modelId);
-      if (!keyed && !allowsPublicChat(agent))
-        throw unauthorized(
-          `${MISSING_AUTH}: agent ${modelId} takes chats only with an API key (agent.allow_public_chat is off)`,
-        );
-      const workspace = keyed ?? (await workspaceOf(agent.workspaceId));
-      if (await store.chats.getAnyWorkspace(id)) throw conflict400(`chat_id: chat ${id} already exists`);
-      const metadata = (request.body.metadata ?? {}) as Record<string, unknown>;
-      // The agent's actions: pre-call custom actions run now, before the greeting.
-      const { conversation, versionId } = await open({ chatId: id, agent, workspace, metadata });
-      const s = conversation.session;
-      try {
-        await s.start();
-      } catch (err) {
-        // A dynamic greeting the model could not make: the chat opens without one.
-        if (!(err instanceof LLMError)) throw err;
-        request.log.warn({ err, chat_id: id }, 'greeting failed');
-      }
-      const chat = await store.chats.create(workspace.id, {
-        id,
-        agentId: agent.id,
-        channel: 'api',
-        openedWithoutKey: !keyed,
-        agentVersionId: versionId,
-        metadata,
-        state: stateOf(conversation),
-        status: statusOf(s),
-      });
-      if (!chat) throw conflict400(`chat_id: chat ${id} already exists`);
+      const chat = await chats.create(
+        {
+          id: request.params.chat_id,
+          agentId: request.body.model_id,
+          keyed: keyWorkspace(request),
+          metadata: (request.body.metadata ?? {}) as Record<string, unknown>,
+        },
+        request.log,
+      );
       return ok(presentChat(chat));
     },
   );
@@ -123,7 +66,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
         response: { 200: okEnvelope(ChatRecord), ...errorResponses(400, 401) },
       },
     },
-    async (request) => ok(presentChat(await findChat(request.workspace, request.params.chat_id))),
+    async (request) => ok(presentChat(await chats.find(request.workspace, request.params.chat_id))),
   );
 
   app.delete(
@@ -187,20 +130,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<ChatRoutesOptions> = async (a
         response: { 200: okEnvelope(AgentTurn), ...errorResponses(400, 401, 429) },
       },
     },
-    async (request) => {
-      const id = request.params.chat_id;
-      const keyed = keyWorkspace(request);
-      const message = request.body.message;
-      return inOrder(id, async () => {
-        // A concurrent writer (another process) moved the chat: reload and answer once more.
-        for (let attempt = 0; attempt < 2; attempt++) {
-          const chat = await findChat(keyed, id);
-          const workspace = keyed ?? (await workspaceOf(chat.workspaceId));
-          const result = await turn(chat, workspace, message);
-          if (result) return ok(result);
-        }
-        throw conflict400(`chat ${id} was changed by another request; send the message again`);
-      });
-    },
+    async (request) =>
+      ok(await chats.message(keyWorkspace(request), request.params.chat_id, request.body.message)),
   );
 };

@@ -1,11 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_MESSAGE_CHARS } from '../../chat/index.ts';
 import { NonEmptyString, Nullable, StringEnum } from '../schemas/common.ts';
 
 // The chat resource (spec "Chats", WIRE.md section 6).
 
 export const CHAT_STATUSES = ['ongoing', 'completed', 'cancelled'] as const;
 export const TURN_STATES = ['ongoing', 'completed'] as const;
-export const MAX_MESSAGE_CHARS = 4000;
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
 

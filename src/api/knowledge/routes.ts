@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { AgentService } from '../../agents/index.ts';
 import { invalidInput, notFound, toIso } from '../../core/index.ts';
 import {
   MAX_SOURCE_BYTES,
@@ -188,8 +189,10 @@ const SourceResponse = okEnvelope(Type.Ref('KnowledgeSource'));
 
 export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
   store: Store;
+  /** Attaching knowledge bases to agents (src/agents). */
+  agents: AgentService;
   allowPrivateNetwork: boolean;
-}> = async (app, { store, allowPrivateNetwork }) => {
+}> = async (app, { store, agents, allowPrivateNetwork }) => {
   async function mustBase(ws: string, id: string): Promise<KnowledgeBase> {
     const base = await store.knowledge.getBase(ws, id);
     if (!base) throw baseNotFound(id);
@@ -320,16 +323,9 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const ws = request.workspace.id;
       const id = request.params.knowledge_base_id;
       const { model_id } = request.query;
-      const earlier = await store.transaction(async (repos) => {
-        if (!(await repos.knowledge.getBase(ws, id))) throw baseNotFound(id);
-        if (!(await repos.agents.get(ws, model_id))) throw notFound(`agent ${model_id} not found`);
-        const previous = await repos.knowledge.baseOfAgent(ws, model_id);
-        await repos.knowledge.attachBase(ws, id, model_id);
-        return previous;
-      });
+      const earlier = await agents.attachKnowledgeBase(request.workspace.id, id, model_id);
       const body =
         earlier !== null && earlier !== id
           ? `knowledge base ${id} attached to agent ${model_id}, replacing knowledge base ${earlier}`
@@ -355,14 +351,9 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const ws = request.workspace.id;
       const id = request.params.knowledge_base_id;
       const { model_id } = request.body;
-      const detached = await store.transaction(async (repos) => {
-        if (!(await repos.knowledge.getBase(ws, id))) throw baseNotFound(id);
-        if (!(await repos.agents.get(ws, model_id))) throw notFound(`agent ${model_id} not found`);
-        return repos.knowledge.detachBase(ws, id, model_id);
-      });
+      const detached = await agents.detachKnowledgeBase(request.workspace.id, id, model_id);
       return ok({
         body: detached
           ? `knowledge base ${id} detached from agent ${model_id}`

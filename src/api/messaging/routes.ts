@@ -4,19 +4,16 @@ import {
   ParleyError,
   invalidInput,
   normalizeE164,
-  notFound,
-  systemClock,
   toIso,
   toVariableMap,
   unauthorized,
-  type Clock,
 } from '../../core/index.ts';
-import { MessagingError, type InboundMessage, type OutboundMessage } from '../../providers/index.ts';
+import { chooseOrigin } from '../../calls/index.ts';
+import type { Chats } from '../../chat/index.ts';
+import { MessagingError, type InboundMessage } from '../../providers/index.ts';
 import type { Store } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
-import { stateOf, statusOf, type ChatTurns } from '../chats/turns.ts';
-import { WHATSAPP_WINDOW_MS, type ChatChannels } from './channels.ts';
 import {
   OutboundChatBody,
   OutboundChatResult,
@@ -28,11 +25,10 @@ import {
 
 export interface MessagingRoutesOptions {
   store: Store;
-  turns: ChatTurns;
-  channels: ChatChannels;
+  /** The chat module: outbound conversations and inbound messages. */
+  chats: Chats;
   /** PARLEY_PUBLIC_URL: the base of the URL that provider webhooks are signed over. */
   publicUrl: string;
-  clock?: Clock;
 }
 
 function e164(value: string, loc: string[]): string {
@@ -43,22 +39,10 @@ function e164(value: string, loc: string[]): string {
   return number;
 }
 
-/** A provider's refusal: 400 with its message when trying again cannot help, else 502. */
-function sendFailure(err: MessagingError): ParleyError {
-  return new ParleyError(`the message was not sent: ${err.message}`, {
-    code: err.code,
-    status: err.retryable ? 502 : 400,
-    category: err.retryable ? 'critical' : 'validation',
-    retryable: err.retryable,
-    cause: err,
-  });
-}
-
 const TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
 export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> = async (app, options) => {
-  const { store, turns, channels } = options;
-  const clock = options.clock ?? systemClock;
+  const { store, chats } = options;
 
   app.post(
     '/chat/outbound',
@@ -73,91 +57,27 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
     async (request) => {
       const workspace = request.workspace;
       const body = request.body;
-      const agent = await store.agents.get(workspace.id, body.agent_id);
-      if (!agent) throw notFound(`agent_id: agent ${body.agent_id} not found`, 400);
       const to = e164(body.to_number, ['body', 'to_number']);
-      const from = e164(body.from_number, ['body', 'from_number']);
-      const attached = (await store.phoneNumbers.attachedTo(workspace.id, [agent.id])).get(agent.id) ?? [];
-      const number = attached.find((n) => n.number === from);
-      if (!number) {
-        throw invalidInput(`body.from_number: not a number of this workspace attached to agent ${agent.id}`, [
-          'body',
-          'from_number',
-        ]);
-      }
-      const adapter = channels.adapterFor(number.provider, ['body', 'from_number']);
-
-      // The opening line is the agent's first turn: the given message, else the template's
-      // reference, else the agent's greeting (placeholders filled from custom_variables).
-      const metadata: Record<string, unknown> = toVariableMap(body.custom_variables);
-      const opening =
-        body.initial_message ?? (body.template ? `[template ${body.template.content_sid}]` : undefined);
-      // The chat's id is known before the first send, so the action records carry it.
-      const chatId = randomUUID();
-      const { conversation, versionId } = await turns.open({
-        chatId,
+      const { agent, number } = await chooseOrigin(store, workspace, 'text', {
+        agentId: body.agent_id,
+        from: body.from_number,
+      });
+      const chat = await chats.startOutbound(workspace, {
         agent,
-        workspace,
-        metadata,
-        party: { ourNumber: from, leadNumber: to },
-        overrides: {
-          greeting_message_mode: 'agent_static',
-          ...(opening !== undefined ? { greeting_message: opening } : {}),
-        },
-      });
-      const session = conversation.session;
-      const text = (await session.start()).reply;
-      if (!text) {
-        throw invalidInput(
-          'body.initial_message: give initial_message or template; the agent has no greeting_message to send',
-          ['body', 'initial_message'],
-        );
-      }
-
-      if (body.channel === 'whatsapp' && !body.template) {
-        const last = await store.chats.lastInboundAt(workspace.id, {
-          channel: 'whatsapp',
-          ownNumber: from,
-          remoteNumber: to,
-        });
-        if (last === null || clock.now() - last >= WHATSAPP_WINDOW_MS) {
-          throw invalidInput(
-            'body.template: outside the 24-hour WhatsApp customer-service window (no message from to_number in the last 24 hours), only a template can be sent',
-            ['body', 'template'],
-          );
-        }
-      }
-
-      const message: OutboundMessage = body.template
-        ? {
-            channel: body.channel,
-            from,
-            to,
-            template: {
-              contentSid: body.template.content_sid,
-              ...(body.template.variables ? { variables: body.template.variables } : {}),
-            },
-          }
-        : { channel: body.channel, from, to, body: text };
-      try {
-        await channels.send(workspace.id, adapter, message);
-      } catch (err) {
-        if (err instanceof MessagingError) throw sendFailure(err);
-        throw err;
-      }
-      // Created only once the message is out: a refused send leaves no chat behind.
-      const chat = await store.chats.create(workspace.id, {
-        id: chatId,
-        agentId: agent.id,
-        agentVersionId: versionId,
+        number,
+        to,
         channel: body.channel,
-        metadata,
-        state: stateOf(conversation),
-        status: statusOf(session),
-        ownNumber: from,
-        remoteNumber: to,
+        metadata: toVariableMap(body.custom_variables),
+        ...(body.initial_message !== undefined ? { initialMessage: body.initial_message } : {}),
+        ...(body.template
+          ? {
+              template: {
+                contentSid: body.template.content_sid,
+                ...(body.template.variables ? { variables: body.template.variables } : {}),
+              },
+            }
+          : {}),
       });
-      if (!chat) throw new Error('a new chat id collided');
       return ok({ conversation_id: chat.id });
     },
   );
@@ -183,9 +103,9 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
         body: body.body,
         providerMessageId: `SIM${randomUUID().replaceAll('-', '')}`,
       };
-      const outcome = await channels.receive(
+      const outcome = await chats.receive(
         message,
-        channels.messaging.sim,
+        chats.messaging.sim,
         { workspaceId: request.workspace.id },
         request.log,
       );
@@ -205,7 +125,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
     },
     async (request) => {
       const { limit, offset } = request.query;
-      const all = channels.simOutbox(request.workspace.id);
+      const all = chats.simOutbox(request.workspace.id);
       return ok({
         pagination: { total_records: all.length, limit, offset },
         messages: all.slice(offset, offset + limit).map((m) => ({
@@ -243,7 +163,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
         },
       },
       async (request, reply) => {
-        const twilio = channels.messaging.twilio;
+        const twilio = chats.messaging.twilio;
         if (!twilio) {
           throw new ParleyError('Twilio messaging is not configured on this server', {
             code: 'not_configured',
@@ -264,7 +184,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
           throw err;
         }
         try {
-          await channels.receive(message, twilio.messaging, {}, request.log);
+          await chats.receive(message, twilio.messaging, {}, request.log);
         } catch (err) {
           // Twilio retries a failed webhook; the message was taken, so answer 200 and log.
           request.log.error({ err }, 'an inbound Twilio message could not be handled');

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { MAX_MESSAGE_CHARS } from '../chats/schemas.ts';
+import { MAX_MESSAGE_CHARS } from '../../chat/index.ts';
 import {
   CustomVariablesInput,
   NonEmptyString,

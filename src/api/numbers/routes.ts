@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import type { NumberService } from '../../agents/index.ts';
 import { ParleyError, notFound, requireE164, toIso } from '../../core/index.ts';
 import type { SipRegistrationRecord, Store, Workspace } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
@@ -124,7 +125,11 @@ function publishedFields(p: Presented) {
 
 const slugParam = (slug: string) => (slug.startsWith('+') ? slug.slice(1) : slug);
 
-export const numberRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+export const numberRoutes: FastifyPluginAsyncTypebox<{
+  store: Store;
+  /** Number changes, and attaching a number to an agent (src/agents). */
+  numbers: NumberService;
+}> = async (app, { store, numbers }) => {
   async function present(workspace: Workspace, n: NumberRecord): Promise<Presented> {
     const agents = await store.phoneNumbers.agentsOf(workspace.id, [n.id]);
     const registration = (await store.sipRegistrations.of([n.id])).get(n.id) ?? null;
@@ -230,33 +235,24 @@ export const numberRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
       },
     },
     async (request) => {
-      const ws = request.workspace.id;
       const body = request.body;
-      const updated = await store.transaction(async (repos) => {
-        const number = await repos.phoneNumbers.getBySlug(ws, slugParam(request.params.slug));
-        if (!number) throw notFound(`phone number ${request.params.slug} not found`);
-        const carrier = touchesCarrier(body)
-          ? resolveCarrier(body, {
-              provider: number.provider,
-              sip: readTrunk(number.sip),
-              providerName: number.providerName,
-            })
-          : null;
-        // Unknown agent: 404, as on PUT /assistants/{model_id}/phone_numbers.
-        const agent = body.model_id === undefined ? null : await repos.agents.get(ws, body.model_id);
-        if (body.model_id !== undefined && !agent) {
-          throw notFound(`body.model_id: agent ${body.model_id} not found`);
-        }
-        const saved =
-          carrier || body.friendly_name !== undefined
-            ? await repos.phoneNumbers.update(ws, number.id, {
+      const updated = await numbers.update(request.workspace.id, request.params.slug, {
+        fields: (number) => {
+          const carrier = touchesCarrier(body)
+            ? resolveCarrier(body, {
+                provider: number.provider,
+                sip: readTrunk(number.sip),
+                providerName: number.providerName,
+              })
+            : null;
+          return carrier || body.friendly_name !== undefined
+            ? {
                 ...(carrier ?? {}),
                 ...(body.friendly_name !== undefined ? { friendlyName: body.friendly_name } : {}),
-              })
-            : number;
-        // The attach rule (and the agents version bump that agent reads depend on) is the store's.
-        if (agent) await repos.phoneNumbers.attach(ws, agent.id, [number.id]);
-        return saved ?? number;
+              }
+            : null;
+        },
+        agentId: body.model_id,
       });
       return ok(await present(request.workspace, updated));
     },
@@ -276,11 +272,7 @@ export const numberRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (
       },
     },
     async (request) => {
-      const slug = slugParam(request.params.slug);
-      const deleted = await store.transaction((repos) =>
-        repos.phoneNumbers.delete(request.workspace.id, slug),
-      );
-      if (!deleted) throw notFound(`phone number ${request.params.slug} not found`);
+      await numbers.remove(request.workspace.id, request.params.slug);
       return ok({ answer: 'Phone number deleted' });
     },
   );

@@ -1,13 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ParleyError, invalidInput, notFound, type FieldError } from '../../core/index.ts';
-import type {
-  Repositories,
-  SimulationCase,
-  SimulationCasePatch,
-  SimulationSuite,
-  Store,
-} from '../../store/index.ts';
+import { invalidInput, notFound } from '../../core/index.ts';
+import type { SimulationLibrary, SuiteWithCases } from '../../simulation/index.ts';
+import type { Store } from '../../store/index.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
 import { agentBriefs, presentCase, presentSuite } from './present.ts';
@@ -29,99 +24,25 @@ import {
 } from './schemas.ts';
 
 // Simulation cases and suites (spec "Simulation cases" and "Simulation suites", WIRE.md section
-// 7): storage and CRUD. Malformed requests are 400s; a well-formed case that cannot be kept as
-// asked (empty criteria, an unknown suite or agent, a suite of another agent than the case's base
-// agent) is a 422 with the validation error body. Generation and execution live elsewhere.
+// 7): storage and CRUD. What may be stored (blank text and unknown cases are 400s, a case that
+// cannot be kept as asked a 422) is the simulation library's (src/simulation/library.ts).
+// Generation and execution live elsewhere.
 
 const CASES_TAG = ['Simulation cases'];
 const SUITES_TAG = ['Simulation suites'];
 
-const dotted = (loc: (string | number)[]) =>
-  loc.map((seg, i) => (typeof seg === 'number' ? `[${seg}]` : i === 0 ? seg : `.${seg}`)).join('');
-
-/** 422: the request is well-formed but cannot be carried out; every problem is listed. */
-export function unprocessable(problems: FieldError[]): ParleyError {
-  return new ParleyError(problems.map((p) => p.msg).join('; '), {
-    code: 'unprocessable',
-    status: 422,
-    category: 'validation',
-    errors: problems,
-  });
-}
-
-/** Collects the field problems of one request, then throws them together. */
-function problems() {
-  const list: FieldError[] = [];
-  return {
-    add(loc: (string | number)[], msg: string, type = 'value_error') {
-      list.push({ loc, msg: `${dotted(loc)} ${msg}`, type });
-    },
-    throwIfAny() {
-      if (list.length > 0) throw unprocessable(list);
-    },
-  };
-}
-
-/** Text of nothing but spaces is as empty as no text (400). */
-function checkName(name: string | undefined, loc: (string | number)[]) {
-  if (name !== undefined && name.trim() === '')
-    throw invalidInput(`${dotted(loc)} must not be blank`, loc, 'blank');
-}
-
-function checkCriteria(criteria: readonly string[] | undefined) {
-  for (const [i, criterion] of (criteria ?? []).entries())
-    checkName(criterion, ['body', 'success_criteria', i]);
-}
-
 const caseNotFound = (id: string) => notFound(`simulation case ${id} not found`);
 const suiteNotFound = (id: string) => notFound(`simulation suite ${id} not found`);
-
-/** The case as it would be after `patch`, checked: a 422 listing every problem otherwise. */
-async function checkCase(
-  repos: Repositories,
-  workspaceId: string,
-  merged: {
-    type: SimulationCase['type'];
-    successCriteria: readonly string[];
-    suiteId: string | null;
-    baseAgentId: string | null;
-  },
-  given: { successCriteria: boolean; suiteId: boolean; baseAgentId: boolean },
-): Promise<{ baseAgentId: string | null }> {
-  const p = problems();
-  if (given.successCriteria && merged.successCriteria.length === 0)
-    p.add(['body', 'success_criteria'], 'must list at least one criterion', 'too_short');
-  if (given.baseAgentId && merged.baseAgentId !== null) {
-    const agent = await repos.agents.get(workspaceId, merged.baseAgentId);
-    if (!agent) p.add(['body', 'base_agent_id'], `is not an agent of the workspace (${merged.baseAgentId})`);
-  }
-  let suite: SimulationSuite | null = null;
-  if (merged.suiteId !== null) {
-    suite = await repos.simulations.getSuite(workspaceId, merged.suiteId);
-    if (!suite && given.suiteId)
-      p.add(['body', 'suite_id'], `is not a suite of the workspace (${merged.suiteId})`);
-  }
-  if (suite && merged.baseAgentId !== null && suite.modelId !== merged.baseAgentId) {
-    const loc = given.suiteId ? ['body', 'suite_id'] : ['body', 'base_agent_id'];
-    p.add(
-      loc,
-      `names suite ${suite.id}, which tests agent ${suite.modelId}, not the case's base agent ${merged.baseAgentId}`,
-      'agent_mismatch',
-    );
-  }
-  // An agent_based case always names its agent: given, or the agent of its suite.
-  const baseAgentId = merged.baseAgentId ?? (merged.type === 'agent_based' ? (suite?.modelId ?? null) : null);
-  if (merged.type === 'agent_based' && baseAgentId === null && !(merged.suiteId !== null && !suite))
-    p.add(['body', 'base_agent_id'], 'is required for an agent_based case outside a suite', 'missing');
-  p.throwIfAny();
-  return { baseAgentId };
-}
 
 function parseDate(value: string | undefined): number | undefined {
   return value === undefined ? undefined : Date.parse(value);
 }
 
-export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = async (app, { store }) => {
+export const simulationRoutes: FastifyPluginAsyncTypebox<{
+  store: Store;
+  /** Changes to cases and suites (src/simulation). */
+  library: SimulationLibrary;
+}> = async (app, { store, library }) => {
   // ---- cases ----
 
   app.post(
@@ -140,31 +61,14 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
     async (request) => {
       const body = request.body;
       const ws = request.workspace.id;
-      checkName(body.name, ['body', 'name']);
-      checkName(body.prompt, ['body', 'prompt']);
-      checkCriteria(body.success_criteria);
-      const created = await store.transaction(async (repos) => {
-        const type = body.type ?? 'custom';
-        const { baseAgentId } = await checkCase(
-          repos,
-          ws,
-          {
-            type,
-            successCriteria: body.success_criteria,
-            suiteId: body.suite_id ?? null,
-            baseAgentId: body.base_agent_id ?? null,
-          },
-          { successCriteria: true, suiteId: true, baseAgentId: true },
-        );
-        return repos.simulations.createCase(ws, {
-          name: body.name,
-          prompt: body.prompt,
-          type,
-          successCriteria: body.success_criteria,
-          callSuccessType: body.call_success_type ?? 'all',
-          suiteId: body.suite_id ?? null,
-          baseAgentId,
-        });
+      const created = await library.createCase(ws, {
+        name: body.name,
+        prompt: body.prompt,
+        type: body.type,
+        successCriteria: body.success_criteria,
+        callSuccessType: body.call_success_type,
+        suiteId: body.suite_id,
+        baseAgentId: body.base_agent_id,
       });
       const agents = await agentBriefs(store, ws, [created.baseAgentId]);
       return ok({ simulation_case: presentCase(created, agents) });
@@ -270,44 +174,14 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
       const ws = request.workspace.id;
       // null stands for "not given" (suite_id and base_agent_id excepted: null clears them).
       const raw = request.body;
-      const body = {
+      const updated = await library.updateCase(ws, id, {
         name: raw.name ?? undefined,
         prompt: raw.prompt ?? undefined,
         type: raw.type ?? undefined,
-        success_criteria: raw.success_criteria ?? undefined,
-        call_success_type: raw.call_success_type ?? undefined,
-        suite_id: raw.suite_id,
-        base_agent_id: raw.base_agent_id,
-      };
-      checkName(body.name, ['body', 'name']);
-      checkName(body.prompt, ['body', 'prompt']);
-      checkCriteria(body.success_criteria);
-      const updated = await store.transaction(async (repos) => {
-        const current = await repos.simulations.getCase(ws, id);
-        if (!current) throw caseNotFound(id);
-        const merged = {
-          type: body.type ?? current.type,
-          successCriteria: body.success_criteria ?? current.successCriteria,
-          suiteId: body.suite_id === undefined ? current.suiteId : body.suite_id,
-          baseAgentId: body.base_agent_id === undefined ? current.baseAgentId : body.base_agent_id,
-        };
-        const { baseAgentId } = await checkCase(repos, ws, merged, {
-          successCriteria: body.success_criteria !== undefined,
-          suiteId: body.suite_id !== undefined,
-          baseAgentId: body.base_agent_id !== undefined,
-        });
-        const patch: SimulationCasePatch = {
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.prompt !== undefined ? { prompt: body.prompt } : {}),
-          ...(body.type !== undefined ? { type: body.type } : {}),
-          ...(body.success_criteria !== undefined ? { successCriteria: body.success_criteria } : {}),
-          ...(body.call_success_type !== undefined ? { callSuccessType: body.call_success_type } : {}),
-          ...(body.suite_id !== undefined ? { suiteId: body.suite_id } : {}),
-          ...(baseAgentId !== current.baseAgentId ? { baseAgentId } : {}),
-        };
-        const next = await repos.simulations.updateCase(ws, id, patch);
-        if (!next) throw caseNotFound(id);
-        return next;
+        successCriteria: raw.success_criteria ?? undefined,
+        callSuccessType: raw.call_success_type ?? undefined,
+        suiteId: raw.suite_id,
+        baseAgentId: raw.base_agent_id,
       });
       return ok(presentCase(updated, await agentBriefs(store, ws, [updated.baseAgentId])));
     },
@@ -332,12 +206,19 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
 
   // ---- suites ----
 
-  async function suiteWithCases(repos: Repositories, workspaceId: string, id: string) {
-    const suite = await repos.simulations.getSuite(workspaceId, id);
-    if (!suite) throw suiteNotFound(id);
-    const cases = await repos.simulations.casesOfSuite(workspaceId, id);
-    const agents = await agentBriefs(repos, workspaceId, [suite.modelId, ...cases.map((c) => c.baseAgentId)]);
+  /** A suite with its cases, and the agents it and they name. */
+  async function presentWithAgents(workspaceId: string, { suite, cases }: SuiteWithCases) {
+    const agents = await agentBriefs(store, workspaceId, [suite.modelId, ...cases.map((c) => c.baseAgentId)]);
     return presentSuite(suite, cases, agents);
+  }
+
+  async function suiteWithCases(workspaceId: string, id: string) {
+    const suite = await store.simulations.getSuite(workspaceId, id);
+    if (!suite) throw suiteNotFound(id);
+    return presentWithAgents(workspaceId, {
+      suite,
+      cases: await store.simulations.casesOfSuite(workspaceId, id),
+    });
   }
 
   app.post(
@@ -353,44 +234,13 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
     async (request) => {
       const body = request.body;
       const ws = request.workspace.id;
-      checkName(body.name, ['body', 'name']);
-      const suite = await store.transaction(async (repos) => {
-        if (!(await repos.agents.get(ws, body.model_id)))
-          throw notFound(`body.model_id: agent ${body.model_id} not found`, 400);
-        const ids = [...new Set(body.case_ids ?? [])];
-        const cases = new Map((await repos.simulations.getCases(ws, ids)).map((c) => [c.id, c]));
-        const given = body.case_ids ?? [];
-        const missing = given.findIndex((id) => !cases.has(id));
-        if (missing >= 0)
-          throw notFound(`body.case_ids[${missing}]: simulation case ${given[missing]} not found`, 400);
-        const errors: FieldError[] = [];
-        for (const [i, id] of given.entries()) {
-          const c = cases.get(id);
-          if (c?.baseAgentId && c.baseAgentId !== body.model_id) {
-            const loc = ['body', 'case_ids', i];
-            errors.push({
-              loc,
-              msg: `${dotted(loc)}: case ${id} was written for agent ${c.baseAgentId}, not ${body.model_id}`,
-              type: 'agent_mismatch',
-            });
-          }
-        }
-        if (errors.length > 0)
-          throw new ParleyError(errors.map((e) => e.msg).join('; '), {
-            code: 'invalid_input',
-            status: 400,
-            category: 'validation',
-            errors,
-          });
-        const created = await repos.simulations.createSuite(ws, {
-          name: body.name,
-          modelId: body.model_id,
-          ...(body.language !== undefined ? { language: body.language } : {}),
-        });
-        await repos.simulations.moveCases(ws, ids, created.id);
-        return suiteWithCases(repos, ws, created.id);
+      const created = await library.createSuite(ws, {
+        name: body.name,
+        modelId: body.model_id,
+        language: body.language,
+        caseIds: body.case_ids,
       });
-      return ok(suite);
+      return ok(await presentWithAgents(ws, created));
     },
   );
 
@@ -457,7 +307,7 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
         response: { 200: okEnvelope(SuiteRecord), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => ok(await suiteWithCases(store, request.workspace.id, request.params.suite_id)),
+    async (request) => ok(await suiteWithCases(request.workspace.id, request.params.suite_id)),
   );
 
   app.put(
@@ -475,27 +325,12 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{ store: Store }> = asy
       const id = request.params.suite_id;
       const ws = request.workspace.id;
       // null stands for "not given".
-      const body = {
+      const updated = await library.updateSuite(ws, id, {
         name: request.body.name ?? undefined,
         language: request.body.language ?? undefined,
-        model_id: request.body.model_id ?? undefined,
-      };
-      checkName(body.name, ['body', 'name']);
-      const suite = await store.transaction(async (repos) => {
-        const current = await repos.simulations.getSuite(ws, id);
-        if (!current) throw suiteNotFound(id);
-        if (body.model_id !== undefined && body.model_id !== current.modelId)
-          throw invalidInput(
-            `body.model_id: suite ${id} is attached to agent ${current.modelId}; a suite cannot move to another agent`,
-            ['body', 'model_id'],
-          );
-        await repos.simulations.updateSuite(ws, id, {
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.language !== undefined ? { language: body.language } : {}),
-        });
-        return suiteWithCases(repos, ws, id);
+        modelId: request.body.model_id ?? undefined,
       });
-      return ok(suite);
+      return ok(await presentWithAgents(ws, updated));
     },
   );
 

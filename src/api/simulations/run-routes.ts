@@ -5,6 +5,7 @@ import type { ModelRouter } from '../../providers/index.ts';
 import {
   SIMULATION_TEST_KINDS,
   generateCases,
+  unprocessable,
   type GenerationAction,
   type SimulationService,
 } from '../../simulation/index.ts';
@@ -26,7 +27,6 @@ import {
   okEnvelope,
 } from '../schemas/common.ts';
 import { agentBriefs, presentCase, presentRun, presentSession } from './present.ts';
-import { unprocessable } from './routes.ts';
 import { Paging } from './schemas.ts';
 
 // Running simulations (spec "Simulation suites" execute, WIRE.md section 7): executing a suite,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { invalidInput, notFound, toIso, type Plan } from '../../core/index.ts';
 import type { Store, Workspace } from '../../store/index.ts';
+import type { SubaccountService } from '../../workspace/index.ts';
 import type { Authenticator } from '../auth.ts';
 import { ok } from '../envelope.ts';
 import { errorResponses, okEnvelope } from '../schemas/common.ts';
@@ -103,10 +104,12 @@ function checkWithinParent(
 const callsField = (body: { max_concurrent_calls?: number | undefined }) =>
   body.max_concurrent_calls === undefined ? 'concurrency' : 'max_concurrent_calls';
 
-export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: Authenticator }> = async (
-  app,
-  { store, auth },
-) => {
+export const subaccountRoutes: FastifyPluginAsyncTypebox<{
+  store: Store;
+  /** Subaccount changes (src/workspace). */
+  subaccounts: SubaccountService;
+  auth: Authenticator;
+}> = async (app, { store, subaccounts, auth }) => {
   const missing = (id: string) => notFound(`subaccount ${id} not found`);
 
   app.post(
@@ -137,16 +140,7 @@ export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: A
       const { name, plan } = request.body;
       const { maxConcurrentCalls } = resolveAliases(request.body);
       checkWithinParent(parent, plan, maxConcurrentCalls, callsField(request.body));
-      const { workspace, secret } = await store.transaction(async (repos) => {
-        const created = await repos.workspaces.create({
-          name,
-          plan: plan ?? parent.plan,
-          maxConcurrentCalls: maxConcurrentCalls ?? parent.maxConcurrentCalls,
-          parentId: parent.id,
-        });
-        const key = await repos.apiKeys.create(created.id, 'subaccount');
-        return { workspace: created, secret: key.secret };
-      });
+      const { workspace, secret } = await subaccounts.create(parent, { name, plan, maxConcurrentCalls });
       return ok({ ...presentSubaccount(workspace), api_key: secret });
     },
   );
@@ -215,17 +209,12 @@ export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: A
       }
       const { name, maxConcurrentCalls } = resolveAliases(request.body);
       checkWithinParent(request.workspace, plan, maxConcurrentCalls, callsField(request.body));
-      const updated = await store.transaction(async (repos) => {
-        const child = await repos.workspaces.getChild(request.workspace.id, request.params.subaccount_id);
-        if (!child) throw missing(request.params.subaccount_id);
-        return repos.workspaces.update(child.id, {
-          name,
-          plan,
-          maxConcurrentCalls,
-          usageSeconds: minutes_used === 0 ? 0 : undefined,
-        });
+      const updated = await subaccounts.update(request.workspace.id, request.params.subaccount_id, {
+        name,
+        plan,
+        maxConcurrentCalls,
+        usageSeconds: minutes_used === 0 ? 0 : undefined,
       });
-      if (!updated) throw missing(request.params.subaccount_id);
       auth.forgetWorkspace(updated.id);
       return ok(presentSubaccount(updated));
     },
@@ -245,12 +234,7 @@ export const subaccountRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: A
       },
     },
     async (request) => {
-      await store.transaction(async (repos) => {
-        const child = await repos.workspaces.getChild(request.workspace.id, request.params.subaccount_id);
-        if (!child) throw missing(request.params.subaccount_id);
-        await repos.apiKeys.revokeAll(child.id);
-        await repos.workspaces.softDelete(child.id);
-      });
+      await subaccounts.remove(request.workspace.id, request.params.subaccount_id);
       auth.forgetWorkspace(request.params.subaccount_id);
       return ok({ answer: 'Subaccount deleted' });
     },

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { invalidInput, notFound, toIso } from '../../core/index.ts';
+import { notFound, toIso } from '../../core/index.ts';
 import type { ApiKey, Store, Workspace } from '../../store/index.ts';
+import type { WorkspaceSettings } from '../../workspace/index.ts';
 import type { Authenticator } from '../auth.ts';
 import { ok } from '../envelope.ts';
 import { NonEmptyString, errorResponses, okEnvelope } from '../schemas/common.ts';
@@ -73,10 +74,12 @@ const presentKey = (k: ApiKey) => ({
   created_at: toIso(k.createdAt),
 });
 
-export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: Authenticator }> = async (
-  app,
-  { store, auth },
-) => {
+export const workspaceRoutes: FastifyPluginAsyncTypebox<{
+  store: Store;
+  /** Settings and key changes (src/workspace). */
+  settings: WorkspaceSettings;
+  auth: Authenticator;
+}> = async (app, { store, settings, auth }) => {
   app.get(
     '/workspace',
     {
@@ -102,21 +105,12 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: Au
     async (request) => {
       const ws = request.workspace.id;
       const { name, include_timeline_in_webhook, default_agent_id, calls_per_second } = request.body;
-      const updated = await store.transaction(async (repos) => {
-        if (default_agent_id && !(await repos.agents.get(ws, default_agent_id))) {
-          throw invalidInput(`body.default_agent_id: agent ${default_agent_id} not found`, [
-            'body',
-            'default_agent_id',
-          ]);
-        }
-        return repos.workspaces.update(ws, {
-          name,
-          includeTimelineInWebhook: include_timeline_in_webhook,
-          defaultAgentId: default_agent_id,
-          ...(calls_per_second !== undefined ? { callsPerSecond: calls_per_second } : {}),
-        });
+      const updated = await settings.update(ws, {
+        name,
+        includeTimelineInWebhook: include_timeline_in_webhook,
+        defaultAgentId: default_agent_id,
+        ...(calls_per_second !== undefined ? { callsPerSecond: calls_per_second } : {}),
       });
-      if (!updated) throw notFound('workspace not found', 404);
       auth.forgetWorkspace(ws);
       return ok(presentWorkspace(updated));
     },
@@ -206,18 +200,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ store: Store; auth: Au
     },
     async (request) => {
       const ws = request.workspace.id;
-      // Serialized per workspace: two concurrent revokes of its last two keys must not both pass
-      // the "keeps at least one" check (PostgreSQL's read committed would let them).
-      await store.exclusively(`api-keys:${ws}`, async (repos) => {
-        const keys = await repos.apiKeys.list(ws);
-        if (!keys.some((k) => k.id === request.params.key_id)) {
-          throw notFound(`API key ${request.params.key_id} not found`);
-        }
-        if (keys.length === 1) {
-          throw invalidInput('cannot revoke the last API key of a workspace', ['path', 'key_id']);
-        }
-        await repos.apiKeys.revoke(ws, request.params.key_id);
-      });
+      await settings.revokeKey(ws, request.params.key_id);
       auth.forgetWorkspace(ws);
       return ok({ answer: 'API key revoked' });
     },
