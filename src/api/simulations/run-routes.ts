@@ -581,17 +581,22 @@ export const simulationRunRoutes: FastifyPluginAsyncTypebox<SimulationRunRoutesO
         ]);
       const attached = (await store.actions.attachedTo(workspace.id, [agent.id])).get(agent.id) ?? [];
       const actions: GenerationAction[] = attached.map((a) => {
-        const c = a.config as Record<string, unknown>;
-        const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+        // The fields generation reads, by name, whichever kinds have them.
+        const c = new Map<string, unknown>(Object.entries(a.config));
+        const str = (key: string) => {
+          const v = c.get(key);
+          return typeof v === 'string' ? v : undefined;
+        };
+        const choices = c.get('choices');
         return {
           kind: a.kind,
-          ...(str(c.name) ? { name: str(c.name) } : {}),
-          ...(str(c.identifier) ? { identifier: str(c.identifier) } : {}),
-          ...(str(c.description) ? { description: str(c.description) } : {}),
-          ...(str(c.instructions) ? { instructions: str(c.instructions) } : {}),
-          ...(str(c.kind) ? { answer_kind: str(c.kind) } : {}),
-          ...(Array.isArray(c.choices)
-            ? { choices: c.choices.filter((x): x is string => typeof x === 'string') }
+          ...(str('name') ? { name: str('name') } : {}),
+          ...(str('identifier') ? { identifier: str('identifier') } : {}),
+          ...(str('description') ? { description: str('description') } : {}),
+          ...(str('instructions') ? { instructions: str('instructions') } : {}),
+          ...(str('kind') ? { answer_kind: str('kind') } : {}),
+          ...(Array.isArray(choices)
+            ? { choices: choices.filter((x): x is string => typeof x === 'string') }
             : {}),
         };
       });
