@@ -29,7 +29,6 @@ export { legCallControl, type CallControlDeps, type LegCallControl } from './cal
 export {
   WEB_CALL_NUMBER,
   chooseOrigin,
-  chooseVersion,
   type Origin,
   type OriginDoor,
   type OriginRequest,

@@ -84,7 +84,7 @@ const DOORS: Record<OriginDoor, DoorRules> = {
 };
 
 /** Which version a conversation runs, as a request chose it; a 400 naming `loc` when it cannot. */
-export async function chooseVersion(
+async function chooseVersion(
   store: Pick<Store, 'agentVersions'>,
   agent: Agent,
   choice: string | undefined,
