@@ -5,7 +5,9 @@
 // telephone audio). Each call: 300 ms of silence, the sentence, then silence until the agent's
 // first frame leaves the leg, then the call is cancelled. A few calls at a time, in real time.
 // Then the same sentences said in two pieces with a pause between them (voice-pauses.ts): a reply
-// that starts before the caller finished is a caller cut off.
+// that starts before the caller finished is a caller cut off. Then all of it again said by
+// espeak-ng, whose pitch falls at a statement's end, in calls of two lines: a first line the
+// agent answers (so the listener has heard how this caller ends a line), then the sentence.
 import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConversationSession } from '../src/conversation/index.ts';
@@ -24,7 +26,7 @@ import {
   createFliteTTS,
   createPocketSphinxSTT,
 } from '../src/providers/index.ts';
-import { testAudioDir, wordErrorRate, words } from '../src/providers/testing/index.ts';
+import { espeakClip, testAudioDir, wordErrorRate, words } from '../src/providers/testing/index.ts';
 import {
   createSimCarrier,
   type CallLeg,
@@ -33,8 +35,8 @@ import {
 } from '../src/telephony/index.ts';
 import { talk, type PatienceLevel, type VoiceQuality, type VoiceTurnQuality } from '../src/voice/index.ts';
 import { onCleanup } from './lib.ts';
-import { synthesize, type Utterance } from './stt.ts';
-import { pausedUtterances, type PauseKind } from './voice-pauses.ts';
+import { synthesize, utteranceOf, type Utterance } from './stt.ts';
+import { espeakUtterances, pausedUtterances, type CallerVoice, type PauseKind } from './voice-pauses.ts';
 import { preciseNow } from './voice-stats.ts';
 
 const LEAD_MS = 300;
@@ -45,6 +47,8 @@ const REPLY_TIMEOUT_MS = 15_000;
 /** After the first frame leaves, the call is cancelled this much later. */
 const HANG_UP_AFTER_MS = 100;
 const PROMPT = 'You are Sam, a friendly customer service agent for SunCo. Help the caller.';
+/** The first line of an espeak-ng call, before the sentence measured. */
+export const LEAD_LINE = 'Hello, I am calling about my account.';
 
 export interface OfflineCall {
   sentence: string;
@@ -63,6 +67,7 @@ export interface OfflineCall {
 export type Saying = { kind: 'whole' } | { kind: PauseKind; ms: number };
 
 export interface OfflineRun {
+  voice: CallerVoice;
   rate: 8000 | 16000;
   saying: Saying;
   calls: OfflineCall[];
@@ -78,10 +83,17 @@ export type OfflineResult =
 class OfflineProbe {
   startedAt = NaN;
   leg: SimAudioLeg | null = null;
+  /** The measured sentence's first and last frames. */
+  firstSpeech: Int16Array | null = null;
   lastSpeech: Int16Array | null = null;
+  /** When the measured sentence began (NaN until then; 0 when it is the call's only line). */
+  lineStartedAt = NaN;
   farDoneAt = NaN;
   firstSentAt = NaN;
   cutOff = false;
+  /** Two-line calls: tells the far end the agent has answered its first line. */
+  answered: ((agentSaid: string) => void) | null = null;
+  #quietBeats = 0;
   #lastPlayed = 0;
   #wasSending = false;
   readonly controller = new AbortController();
@@ -105,7 +117,13 @@ class OfflineProbe {
     const starts = sending && !this.#wasSending;
     this.#lastPlayed = played;
     this.#wasSending = sending;
-    if (!starts) return;
+    // The reply to a first line has ended (10 quiet beats): the far end says the sentence.
+    this.#quietBeats = sending ? 0 : this.#quietBeats + 1;
+    if (this.answered && played > 0 && this.#quietBeats === 10) {
+      this.answered('');
+      this.answered = null;
+    }
+    if (!starts || Number.isNaN(this.lineStartedAt)) return;
     // No greeting: agent audio before the caller finished answers part of the line.
     if (Number.isNaN(this.farDoneAt)) this.cutOff = true;
     if (Number.isNaN(this.farDoneAt) || !Number.isNaN(this.firstSentAt)) return;
@@ -117,6 +135,8 @@ class OfflineProbe {
     this.leg = leg;
     return wrapLeg(leg, {
       audioIn: (frame) => {
+        if (frame.samples === this.firstSpeech && Number.isNaN(this.lineStartedAt))
+          this.lineStartedAt = preciseNow();
         if (frame.samples === this.lastSpeech) this.farDoneAt = preciseNow();
         return frame;
       },
@@ -143,7 +163,9 @@ function spoken(frames: AudioFrame[], rate: SampleRate): AudioFrame[] {
 
 async function runRate(
   utterances: Utterance[],
+  lead: Utterance | null,
   saying: Saying,
+  voiceOf: CallerVoice,
   rate: 8000 | 16000,
   concurrency: number,
   poolSize: number,
@@ -155,7 +177,9 @@ async function runRate(
     await Promise.all([stt.ready(), tts.warm()]);
     const vad = createEnergyVAD();
     const llm = createBuiltinLLM();
-    const speech = new Map(utterances.map((u) => [u.text, spoken(u.frames[rate], rate)]));
+    const speech = new Map(
+      [...utterances, ...(lead ? [lead] : [])].map((u) => [u.text, spoken(u.frames[rate], rate)]),
+    );
     let connecting: OfflineProbe | null = null;
     const voice: FarEndVoice = {
       async *speak(text) {
@@ -163,9 +187,10 @@ async function runRate(
         if (!frames) throw new Error(`no audio for "${text}"`);
         yield* frames;
       },
-      listen() {
+      listen(heard) {
         const probe = connecting;
         if (!probe) throw new Error('a far end started listening outside a call start');
+        if (lead) probe.answered = heard;
         return { push: () => probe.sent() };
       },
     };
@@ -173,9 +198,15 @@ async function runRate(
     const carrier = createSimCarrier({
       callee: () => {
         const sentence = current;
+        let said = false;
+        const next = () => {
+          if (said) return '';
+          said = true;
+          return sentence;
+        };
         return {
-          opening: async () => sentence,
-          reply: async () => ({ text: '', hangUp: false }),
+          opening: async () => (lead ? lead.text : next()),
+          reply: async () => ({ text: next(), hangUp: false }),
         };
       },
       voice,
@@ -196,7 +227,10 @@ async function runRate(
     const one = async (i: number) => {
       const sentence = utterances[i]!.text;
       const probe = new OfflineProbe();
-      probe.lastSpeech = speech.get(sentence)!.at(-1)!.samples;
+      const frames = speech.get(sentence)!;
+      probe.firstSpeech = frames[LEAD_MS / 20]!.samples;
+      probe.lastSpeech = frames.at(-1)!.samples;
+      if (!lead) probe.lineStartedAt = 0;
       // Starts one at a time: the far end's voice and ears are set up inside ring().
       const started = starting.then(async () => {
         connecting = probe;
@@ -234,7 +268,11 @@ async function runRate(
       clearInterval(watchdog);
       const quality = result.quality as VoiceQuality;
       const replies = (quality.per_turn ?? []).filter(
-        (t) => t.kind === 'reply' && t.end_of_speech_at !== null && t.first_frame_out_at !== null,
+        (t) =>
+          t.kind === 'reply' &&
+          t.end_of_speech_at !== null &&
+          t.first_frame_out_at !== null &&
+          probe.startedAt + t.end_of_speech_at > probe.lineStartedAt,
       );
       const turn = replies.at(-1) ?? null;
       const eos = turn ? probe.startedAt + turn.end_of_speech_at! : NaN;
@@ -242,6 +280,7 @@ async function runRate(
         sentence,
         heard: conversation.turns
           .filter((t) => t.speaker === 'user')
+          .slice(lead ? 1 : 0)
           .map((t) => t.text)
           .join(' '),
         realMs: turn && probe.firstSentAt > eos ? probe.firstSentAt - eos : null,
@@ -268,7 +307,7 @@ async function runRate(
       refWords += n;
       if (wer === 0) exact += 1;
     }
-    return { rate, saying, calls, wer: errors / refWords, exact, refWords };
+    return { voice: voiceOf, rate, saying, calls, wer: errors / refWords, exact, refWords };
   } finally {
     await tts.close();
     await stt.close();
@@ -279,28 +318,38 @@ export async function runOffline(options: {
   sentences: number;
   concurrency: number;
   patience: PatienceLevel;
+  voices: CallerVoice[];
 }): Promise<OfflineResult> {
   const check = await checkPocketSphinx();
   if (!check.ok)
     return { kind: 'skipped', reason: `PocketSphinx is not installed (missing ${check.missing.join(', ')})` };
   const dir = testAudioDir();
   onCleanup(() => rm(dir, { recursive: true, force: true }));
-  console.log('offline: synthesizing the sentences with flite...');
-  const utterances = synthesize(dir).slice(0, options.sentences);
   const runs: OfflineRun[] = [];
   const poolSize = Math.max(2, options.concurrency);
-  const sets: [Saying, Utterance[]][] = [[{ kind: 'whole' }, utterances]];
-  for (const kind of ['hesitation', 'phrase'] as const) {
+  for (const voice of options.voices) {
+    console.log(`offline: synthesizing the sentences with ${voice}...`);
+    const whole = voice === 'flite' ? synthesize(dir) : espeakUtterances(dir);
+    const utterances = whole.slice(0, options.sentences);
+    const lead =
+      voice === 'flite'
+        ? null
+        : utteranceOf(dir, LEAD_LINE, espeakClip(dir, LEAD_LINE, 'lead').samples, 'lead');
     const said = new Set(utterances.map((u) => u.text));
-    const paused = pausedUtterances(dir, kind, PAUSE_MS).filter((u) => said.has(u.text));
-    sets.push([{ kind, ms: PAUSE_MS }, paused]);
-  }
-  for (const [saying, set] of sets) {
-    for (const rate of [16000, 8000] as const) {
-      console.log(
-        `offline: ${set.length} calls (${saying.kind}) at ${rate / 1000} kHz, ${options.concurrency} at a time...`,
-      );
-      runs.push(await runRate(set, saying, rate, options.concurrency, poolSize, options.patience));
+    const sets: [Saying, Utterance[]][] = [[{ kind: 'whole' }, utterances]];
+    for (const kind of ['hesitation', 'phrase'] as const) {
+      const paused = pausedUtterances(dir, kind, PAUSE_MS, voice).filter((u) => said.has(u.text));
+      sets.push([{ kind, ms: PAUSE_MS }, paused]);
+    }
+    for (const [saying, set] of sets) {
+      for (const rate of [16000, 8000] as const) {
+        console.log(
+          `offline: ${set.length} calls (${voice}, ${saying.kind}) at ${rate / 1000} kHz, ${options.concurrency} at a time...`,
+        );
+        runs.push(
+          await runRate(set, lead, saying, voice, rate, options.concurrency, poolSize, options.patience),
+        );
+      }
     }
   }
   return {

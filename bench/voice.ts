@@ -37,7 +37,8 @@ import type { CaseContext } from './api.ts';
 import { intEnv, machine, markdownTable, partsEnv, stepsEnv, textTable, writeResultsSection } from './lib.ts';
 import { startApiLoad, startInProcessApp, type ApiLoadResult } from './voice-api.ts';
 import { CALLER_LINES, FrameStats, runCalls, type CallRun } from './voice-calls.ts';
-import { runOffline, type OfflineResult, type OfflineRun } from './voice-offline.ts';
+import { LEAD_LINE, runOffline, type OfflineResult, type OfflineRun } from './voice-offline.ts';
+import type { CallerVoice } from './voice-pauses.ts';
 import { calibratePreciseClock, collectGarbage, toPrecise, fmt, percentileOf } from './voice-stats.ts';
 
 const PARTS = ['share', 'load', 'offline'] as const;
@@ -67,6 +68,7 @@ interface VoiceBenchSettings {
   sentences: number;
   offlineConcurrency: number;
   offlinePatience: PatienceLevel;
+  offlineVoices: CallerVoice[];
   pacer: Pacer;
 }
 
@@ -86,6 +88,13 @@ function patienceEnv(name: string): PatienceLevel {
   return raw;
 }
 
+function callerVoicesEnv(name: string): CallerVoice[] {
+  const raw = (process.env[name] || 'flite,espeak-ng').split(',').map((v) => v.trim());
+  for (const v of raw)
+    if (v !== 'flite' && v !== 'espeak-ng') throw new Error(`${name} takes flite and espeak-ng, got "${v}"`);
+  return raw as CallerVoice[];
+}
+
 function voiceSettings(): VoiceBenchSettings {
   return {
     parts: partsEnv('PARLEY_BENCH_VOICE_PARTS', PARTS),
@@ -99,6 +108,7 @@ function voiceSettings(): VoiceBenchSettings {
     sentences: intEnv('PARLEY_BENCH_VOICE_SENTENCES', 50, 1, 50),
     offlineConcurrency: intEnv('PARLEY_BENCH_VOICE_OFFLINE_CONCURRENCY', 2, 1, 8),
     offlinePatience: patienceEnv('PARLEY_BENCH_VOICE_OFFLINE_PATIENCE'),
+    offlineVoices: callerVoicesEnv('PARLEY_BENCH_VOICE_OFFLINE_VOICES'),
     pacer: pacerEnv(),
   };
 }
@@ -110,8 +120,10 @@ export function voicePhaseSeconds(): number {
   let total = 0;
   if (s.parts.has('share')) total += step(s.singleS) + step(s.shareS);
   if (s.parts.has('load')) total += 20 + (s.steps.length + (s.baseline > 0 ? 1 : 0)) * step(s.stepS);
-  // Whole, hesitation and phrase sentences, each at 16 and 8 kHz: about 10 s a call.
-  if (s.parts.has('offline')) total += 60 + (6 * s.sentences * 10) / s.offlineConcurrency;
+  // Whole, hesitation and phrase sentences, each at 16 and 8 kHz, per caller voice: about 10 s a
+  // call (espeak-ng's have a first line and its answer: about 20 s).
+  const callS = s.offlineVoices.reduce((n, v) => n + (v === 'flite' ? 10 : 20), 0);
+  if (s.parts.has('offline')) total += 60 + (6 * s.sentences * callS) / s.offlineConcurrency;
   return Math.ceil(total);
 }
 
@@ -412,6 +424,7 @@ export async function runVoiceCase(ctx: CaseContext): Promise<void> {
       sentences: s.sentences,
       concurrency: s.offlineConcurrency,
       patience: s.offlinePatience,
+      voices: s.offlineVoices,
     });
     loads.push(loadavg()[0]!);
     if (offline.kind === 'ran') console.log(textTable(...offlineTable(offline.runs)));
@@ -570,6 +583,7 @@ function resourceTable(rows: StepRow[]): [string[], string[][]] {
 function offlineTable(runs: OfflineRun[]): [string[], string[][]] {
   return [
     [
+      'Caller',
       'Said',
       'Far-end audio',
       'Calls',
@@ -589,8 +603,9 @@ function offlineTable(runs: OfflineRun[]): [string[], string[][]] {
       ) => turns.flatMap((t) => (t[key] === null ? [] : [t[key]]));
       const cut = run.calls.filter((c) => c.cutOff).length;
       return [
+        run.voice === 'flite' ? 'flite, one line' : 'espeak-ng, a first line then this',
         run.saying.kind === 'whole' ? 'whole' : `${run.saying.kind} pause of ${run.saying.ms} ms`,
-        run.rate === 16000 ? '16 kHz (flite)' : '8 kHz G.711 mu-law (sox), delivered at 8 kHz',
+        run.rate === 16000 ? '16 kHz' : '8 kHz G.711 mu-law (sox), delivered at 8 kHz',
         String(run.calls.length),
         String(real.length),
         `${fmt(run.wer * 100)}%`,
@@ -799,16 +814,20 @@ function offlineReport(r: {
 
 Our side: energy VAD, PocketSphinx STT (pool of ${r.offline.sttPool} decoders, a fresh pool per row),
 the builtin model, flite TTS (in-process pool); patience ${r.offline.patience}, no greeting. The far
-end: one sim call per sentence (${first?.calls.length ?? 0} of the \`stt\` case's sentences, flite kal16), ${r.s.offlineConcurrency} calls at
+end: one sim call per sentence (${first?.calls.length ?? 0} of the \`stt\` case's sentences), ${r.s.offlineConcurrency} calls at
 a time in real time: 300 ms of silence, the sentence, then silence until the agent's first frame
-after it leaves the leg (then the call is cancelled). 16 kHz as flite makes it; telephone: sox to 8 kHz
+after it leaves the leg (then the call is cancelled). flite (kal16) says the sentence alone;
+espeak-ng (en-us), whose pitch falls at a statement's end, says first "${LEAD_LINE}", waits for
+the agent's answer to end, then says the sentence (the listener then knows how this caller ends a
+line: bench/voice-offline.ts). 16 kHz as made; telephone: sox to 8 kHz
 G.711 mu-law and back, delivered at 8 kHz (the STT adapter resamples it and uses its telephone
 decoders). WER: the caller turns of each call's transcript against its sentence (word edits /
 reference words, lower case, no punctuation). Latency: the reply turn's end of speech (VAD) to its
 first frame really leaving the leg; the record's \`total_ms\` and stage times for comparison.
 
-Paused rows: the same sentences said in two pieces by flite, with 600 ms of silence between their
-audible parts (bench/voice-pauses.ts). \`hesitation\`: the pause follows a function word and comes
+Paused rows: the same sentences said with 600 ms of silence between two audible parts
+(bench/voice-pauses.ts): flite says each part alone; espeak-ng says the sentence at once with a
+break inside, its pitch level there. \`hesitation\`: the pause follows a function word and comes
 before a content word, nearest the middle ("I would like to ... reschedule my delivery"), where
 speakers stop to find a word. \`phrase\`: it follows a content word and comes before a function
 word ("I would like to reschedule ... my delivery"), where the first piece may read as finished.

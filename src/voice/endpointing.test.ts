@@ -84,4 +84,12 @@ describe('endpointing on a final', () => {
     expect(endpointDelayMs('medium', 'I would like to book a table')).toBe(800);
     expect(endpointDelayMs('medium', '', 'final')).toBe(800);
   });
+
+  it('waits the whole delay for a complete-looking line when the pitch holds the turn', () => {
+    expect(endpointDelayMs('medium', 'I was charged twice', 'final', 0.5, true)).toBe(800);
+    expect(endpointDelayMs('medium', 'Can you send me a confirmation?', 'final', 0.5, true)).toBe(800);
+    // A line that trails off waits longer anyway.
+    expect(endpointDelayMs('medium', 'I would like to book a', 'final', 0.5, true)).toBe(1400);
+    expect(endpointDelayMs('medium', 'I was charged twice', 'final', 0.5, false)).toBe(400);
+  });
 });

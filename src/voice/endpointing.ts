@@ -82,16 +82,20 @@ export function isTrailingOff(text: string, heard: Heard = 'partial'): boolean {
 /**
  * The wait for `latestTranscript`. `completeFactor` is the complete line's share of the patience
  * wait: COMPLETE_FACTOR, or 1 in a call whose caller was cut off once (they pause mid-line).
+ * `pitchHolds`: the caller's pitch stayed level at this pause, and they have been heard to let it
+ * fall at the end of a line (pitch.ts); a line that reads as complete then waits the whole delay.
  */
 export function endpointDelayMs(
   patience: PatienceLevel,
   latestTranscript: string,
   heard: Heard = 'partial',
   completeFactor: number = COMPLETE_FACTOR,
+  pitchHolds = false,
 ): number {
   const full = PATIENCE_MS[patience];
-  if (isCompleteUtterance(latestTranscript)) return Math.round(full * completeFactor);
+  const complete = Math.round(full * (pitchHolds ? 1 : completeFactor));
+  if (isCompleteUtterance(latestTranscript)) return complete;
   if (isTrailingOff(latestTranscript, heard)) return Math.round(full * TRAILING_FACTOR);
-  if (heard === 'final' && latestTranscript.trim() !== '') return Math.round(full * completeFactor);
+  if (heard === 'final' && latestTranscript.trim() !== '') return complete;
   return full;
 }

@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../core/index.ts';
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createAsyncQueue, createManualClock } from '../core/index.ts';
 import { dataSpeechFrames, samplesPerFrame, type AudioFrame } from '../media/index.ts';
-import { createFakeSTT, createFakeVAD } from '../providers/testing/index.ts';
+import { createEnergyVAD, type STT, type STTResult, type VAD } from '../providers/index.ts';
+import { createFakeSTT, createFakeVAD, espeakClip, testAudioDir } from '../providers/testing/index.ts';
 import { createListener, type HeardTurn } from './listener.ts';
 import { PRE_ROLL_MS, VAD_LAG_MS } from './limits.ts';
 import { createTimers } from './timers.ts';
@@ -11,16 +13,16 @@ import { createTimers } from './timers.ts';
 
 const SILENCE = new Int16Array(samplesPerFrame(16000));
 
-function listen() {
+function listen(patience: 'low' | 'medium' = 'low', speech?: { vad: VAD; stt: STT }) {
   const clock = createManualClock();
   const turns: HeardTurn[] = [];
   const failures: Error[] = [];
   const listener = createListener({
-    vad: createFakeVAD(),
-    stt: createFakeSTT({ clock }),
+    vad: speech?.vad ?? createFakeVAD(),
+    stt: speech?.stt ?? createFakeSTT({ clock }),
     clock,
     timers: createTimers(clock, (err) => failures.push(err as Error)),
-    patience: 'low',
+    patience,
     keywords: [],
     signal: new AbortController().signal,
     events: {
@@ -64,5 +66,69 @@ describe('listener', () => {
     expect(failures).toEqual([]);
     expect(turns.map((t) => t.text)).toEqual([line]);
     listener.close();
+  });
+});
+
+/** A recognizer without partials that answers each flush with the next of `finals`. */
+function scriptedFinals(finals: string[]): STT {
+  return {
+    name: 'scripted',
+    partials: false,
+    stream() {
+      const results = createAsyncQueue<STTResult>();
+      return {
+        push: () => undefined,
+        flush: () => results.push({ kind: 'final', text: finals.shift() ?? '', at: 0 }),
+        results,
+        close: () => results.close(),
+      };
+    },
+  };
+}
+
+describe('listener: the pitch at a pause', () => {
+  const dir = testAudioDir();
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const first = 'I am calling about my account.';
+  const second = 'I was charged twice for the same order.';
+
+  /** Each line said by espeak-ng in real time (frames on the manual clock), 1.5 s apart. */
+  async function call(lines: Int16Array[], finals: string[]) {
+    const heard = listen('medium', { vad: createEnergyVAD(), stt: scriptedFinals(finals) });
+    const quiet = new Int16Array(1500 * 16);
+    const audio = [quiet, ...lines.flatMap((line) => [line, quiet])];
+    for (const samples of audio) {
+      for (let i = 0; i + 320 <= samples.length; i += 320) {
+        heard.listener.frame({
+          samples: samples.slice(i, i + 320),
+          sampleRate: 16000,
+          at: heard.clock.now(),
+        });
+        await heard.clock.tick(20);
+      }
+    }
+    expect(heard.failures).toEqual([]);
+    heard.listener.close();
+    return heard.turns;
+  }
+
+  it('holds the turn at a level pause once the caller has ended a line on a falling pitch', async () => {
+    const paused = espeakClip(dir, second, 'paused', { afterWords: 4, ms: 600 }).samples;
+    const turns = await call(
+      [espeakClip(dir, first, 'first').samples, paused],
+      ['I am calling about my account', 'I was charged twice', 'for the same order'],
+    );
+    expect(turns.map((t) => t.text)).toEqual([
+      'I am calling about my account',
+      'I was charged twice for the same order',
+    ]);
+    // A line that falls at its end still gets the short wait (medium: 400 ms).
+    expect(turns.map((t) => t.endpointAt - t.endOfSpeechAt)).toEqual([400, 400]);
+  });
+
+  it("decides a caller's first line on its words alone: a finished phrase gets the short wait", async () => {
+    const paused = espeakClip(dir, second, 'paused', { afterWords: 4, ms: 600 }).samples;
+    const turns = await call([paused], ['I was charged twice', 'for the same order']);
+    expect(turns.map((t) => t.text)).toEqual(['I was charged twice', 'for the same order']);
   });
 });

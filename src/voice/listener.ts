@@ -3,6 +3,7 @@ import { samplesPerFrame, type AudioFrame, type SampleRate } from '../media/inde
 import { SpeechError, type STT, type STTStream, type VAD, type VADStream } from '../providers/index.ts';
 import { COMPLETE_FACTOR, endpointDelayMs, PATIENCE_MS } from './endpointing.ts';
 import { PRE_ROLL_MS, STT_FINAL_TIMEOUT_MS, VAD_LAG_MS, VAD_MIN_SILENCE_MS } from './limits.ts';
+import { createPitchTracker, type Contour } from './pitch.ts';
 import type { PatienceLevel } from './settings.ts';
 import type { Timers } from './timers.ts';
 
@@ -14,6 +15,9 @@ import type { Timers } from './timers.ts';
 // the wait is over. When the caller speaks again before that turn is out (during the wait, or
 // before the final arrives), the pieces merge into one turn. The frame handler only pushes and
 // counts; VAD events and STT results are read by two loops off the media path.
+// The caller's pitch is tracked while they speak: once a line they finished ended on a falling
+// pitch, a later pause on a level pitch holds the turn (the complete line's short wait is not
+// used there), since this caller marks the end of a line (pitch.ts, endpointing.ts).
 
 export interface HeardTurn {
   text: string;
@@ -123,6 +127,11 @@ export function createListener(options: ListenerOptions): Listener {
   const marks = { endOfSpeechAt: 0, endpointAt: 0 };
   /** The first speech start since the last turn was handed out (null: none yet). */
   let lineStartAt: number | null = null;
+  const pitch = createPitchTracker();
+  /** The pitch contour at the latest speech end. */
+  let contour: Contour = 'unknown';
+  /** A line this caller finished (handed out as a turn) ended on a falling pitch. */
+  let callerFallsAtEnds = false;
 
   const fail = (err: Error) => {
     if (!closed) events.failure(err);
@@ -157,6 +166,7 @@ export function createListener(options: ListenerOptions): Listener {
       events.nothing();
       return;
     }
+    if (contour === 'fall') callerFallsAtEnds = true;
     events.turn({
       text,
       speechStartAt,
@@ -198,6 +208,7 @@ export function createListener(options: ListenerOptions): Listener {
             lastPartial || pendingTurnText(),
             earlyFlush ? 'final' : 'partial',
             completeFactor,
+            callerFallsAtEnds && contour === 'level',
           );
     const remaining = delay - (clock.now() - endAt);
     cancelEndpoint?.();
@@ -237,6 +248,7 @@ export function createListener(options: ListenerOptions): Listener {
           speaking = false;
           speechTotalMs += Math.max(0, event.speechMs);
           marks.endOfSpeechAt = event.at;
+          contour = pitch.contour();
           events.speechEnd(event.at);
           if (closed) return;
           if (earlyFlush && flush()) waitingOnFinalSince = event.at;
@@ -299,7 +311,10 @@ export function createListener(options: ListenerOptions): Listener {
         vad.push(frame);
         ring[ringNext] = frame;
         ringNext = (ringNext + 1) % RING_FRAMES;
-        if (streaming) push(frame);
+        if (streaming) {
+          push(frame);
+          pitch.frame(frame);
+        }
       } catch (err) {
         fail(new SpeechError(`speech input failed: ${String(err)}`, 'vad_failed', false, err));
       }

@@ -22,6 +22,7 @@ export { runVADContract, type VADContractOptions } from './vad-contract.ts';
 export {
   AUDIO_AT0,
   composeScene,
+  espeakClip,
   fliteClip,
   framesOf,
   mixAtSnr,

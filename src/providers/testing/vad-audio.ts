@@ -76,14 +76,62 @@ export function monoWav(samples: Int16Array, sampleRate = 16000): Buffer {
 /** A flite sentence at 16 kHz, cut to its speech plus a small margin. */
 export function fliteClip(dir: string, text: string, name: string): Clip {
   const wav = join(dir, `${name}.wav`);
-  const raw = join(dir, `${name}.raw`);
   execFileSync('flite', ['-voice', 'kal16', '-t', text, '-o', wav]);
+  return cutToSpeech(dir, wav, name, text);
+}
+
+/**
+ * An espeak-ng (en-us) sentence at 16 kHz, cut to its speech plus a small margin. Unlike flite,
+ * espeak-ng lets the pitch fall at the end of a statement and holds it level where a sentence
+ * goes on. With `pause`, the sentence is said with a pause after its first `pause.afterWords`
+ * words (one intonation throughout: an SSML break), made exactly `pause.ms` long between the
+ * audible parts.
+ */
+export function espeakClip(
+  dir: string,
+  text: string,
+  name: string,
+  pause?: { afterWords: number; ms: number },
+): Clip {
+  const wav = join(dir, `${name}.wav`);
+  const words = text.split(/\s+/);
+  const escape = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const said = pause
+    ? `<speak>${escape(words.slice(0, pause.afterWords).join(' '))} <break time="${pause.ms}ms"/> ${escape(words.slice(pause.afterWords).join(' '))}</speak>`
+    : `<speak>${escape(text)}</speak>`;
+  execFileSync('espeak-ng', ['-v', 'en-us', '-m', '-w', wav, said]);
+  const clip = cutToSpeech(dir, wav, name, text);
+  return pause ? withGap(clip, pause.ms) : clip;
+}
+
+/** `clip` with its longest silence inside the speech made exactly `gapMs` long. */
+function withGap(clip: Clip, gapMs: number): Clip {
+  const { samples } = clip;
+  const first = Math.round((clip.from * RATE) / 1000);
+  const last = Math.round((clip.to * RATE) / 1000);
+  let best = { at: 0, length: 0 };
+  let runAt = -1;
+  for (let i = first; i < last; i += 1) {
+    if (Math.abs(samples[i]!) > SPEECH_SAMPLE_LEVEL) {
+      if (runAt >= 0 && i - runAt > best.length) best = { at: runAt, length: i - runAt };
+      runAt = -1;
+    } else if (runAt < 0) runAt = i;
+  }
+  const gap = (gapMs * RATE) / 1000;
+  const out = new Int16Array(samples.length - best.length + gap);
+  out.set(samples.subarray(0, best.at));
+  out.set(samples.subarray(best.at + best.length), best.at + gap);
+  return { samples: out, from: clip.from, to: clip.to + ms(gap - best.length) };
+}
+
+function cutToSpeech(dir: string, wav: string, name: string, text: string): Clip {
+  const raw = join(dir, `${name}.raw`);
   execFileSync('sox', [wav, ...RAW, '-r', String(RATE), raw]);
   const all = readRaw(raw);
   let first = all.findIndex((s) => Math.abs(s) > SPEECH_SAMPLE_LEVEL);
   let last = all.length - 1;
   while (last > 0 && Math.abs(all[last]!) <= SPEECH_SAMPLE_LEVEL) last -= 1;
-  if (first < 0) throw new Error(`flite produced no audible speech for "${text}"`);
+  if (first < 0) throw new Error(`no audible speech was made for "${text}"`);
   const margin = (MARGIN_MS * RATE) / 1000;
   const from = Math.max(0, first - margin);
   const to = Math.min(all.length, last + 1 + margin);
