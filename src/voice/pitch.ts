@@ -67,9 +67,11 @@ export function createPitchTracker(): PitchTracker {
   }
 
   function estimateHz(): number {
+    // The difference function lag by lag, stopping at the first dip under the threshold once it
+    // stops falling (its right neighbour is then computed too, for the parabola below).
     let running = 0;
-    diff[0] = 1;
     let best = -1;
+    diff[0] = 1;
     for (let lag = 1; lag <= MAX_LAG + 1; lag += 1) {
       let d = 0;
       for (let i = 0; i < INTEGRATE; i += 1) {
@@ -77,14 +79,12 @@ export function createPitchTracker(): PitchTracker {
         d += delta * delta;
       }
       running += d;
-      diff[lag] = running > 0 ? (d * lag) / running : 1;
-    }
-    for (let lag = MIN_LAG; lag <= MAX_LAG; lag += 1) {
-      if (diff[lag]! < YIN_THRESHOLD) {
-        while (lag + 1 <= MAX_LAG && diff[lag + 1]! < diff[lag]!) lag += 1;
+      const value = running > 0 ? (d * lag) / running : 1;
+      diff[lag] = value;
+      if (best >= 0) {
+        if (value >= diff[best]! || lag > MAX_LAG) break;
         best = lag;
-        break;
-      }
+      } else if (lag >= MIN_LAG && lag <= MAX_LAG && value < YIN_THRESHOLD) best = lag;
     }
     if (best < 0) return 0;
     // A parabola through the minimum and its neighbours places the period between samples.
