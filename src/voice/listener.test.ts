@@ -124,6 +124,7 @@ describe('listener: the pitch at a pause', () => {
     ]);
     // A line that falls at its end still gets the short wait (medium: 400 ms).
     expect(turns.map((t) => t.endpointAt - t.endOfSpeechAt)).toEqual([400, 400]);
+    expect(turns.map((t) => t.pitchAtEnd)).toEqual(['fall', 'fall']);
   });
 
   it("decides a caller's first line on its words alone: a finished phrase gets the short wait", async () => {

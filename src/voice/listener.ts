@@ -27,6 +27,8 @@ export interface HeardTurn {
   endOfSpeechAt: number;
   endpointAt: number;
   sttFinalAt: number;
+  /** The caller's pitch at the turn's last speech end (pitch.ts). */
+  pitchAtEnd: Contour;
 }
 
 export interface ListenerEvents {
@@ -173,6 +175,7 @@ export function createListener(options: ListenerOptions): Listener {
       endOfSpeechAt: marks.endOfSpeechAt,
       endpointAt: marks.endpointAt,
       sttFinalAt: clock.now(),
+      pitchAtEnd: contour,
     });
   }
 

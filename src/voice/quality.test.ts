@@ -17,6 +17,7 @@ function reply(endOfSpeech: number, out: number): TurnMarks {
     ttsFirstAudioAt: T0 + endOfSpeech + 1_450,
     firstFrameOutAt: T0 + out,
     interruptedAt: null,
+    pitchAtEnd: 'fall',
   };
 }
 
@@ -70,8 +71,10 @@ describe('voice quality', () => {
       tts_ms: 150,
       playout_ms: 50,
       total_ms: 1_500,
+      pitch_at_end: 'fall',
     });
     expect(q.per_turn[0]?.total_ms).toBeNull();
+    expect(q.per_turn[0]?.pitch_at_end).toBeNull();
     expect(q.turns).toBe(3);
     expect(q.latency_ms).toEqual({ p50: 1_600, p95: 2_000 });
     expect(q.talk_ms).toEqual({ caller: 12_000, agent: 20_000 });

@@ -4,6 +4,7 @@
 // (snake_case like the text-mode CallQuality); times are ms from the answer.
 import type { LinkStats } from '../media/index.ts';
 import type { SpeechQuality } from '../providers/index.ts';
+import type { Contour } from './pitch.ts';
 
 export type TurnKind = 'reply' | 'greeting' | 'reminder' | 'closing' | 'voicemail';
 
@@ -28,6 +29,8 @@ export interface TurnMarks {
   firstFrameOutAt: number | null;
   /** When barge-in cut the turn off. */
   interruptedAt: number | null;
+  /** The caller's pitch where the line this turn answers ended. */
+  pitchAtEnd: Contour | null;
 }
 
 export interface VoiceTurnQuality {
@@ -57,6 +60,8 @@ export interface VoiceTurnQuality {
   playout_ms: number | null;
   /** End of speech to the first frame out: what the caller waits. */
   total_ms: number | null;
+  /** The caller's pitch at that end of speech: `fall`, `level`, `unknown`; null without one. */
+  pitch_at_end: Contour | null;
   /** The recognizer that heard the turn and the synthesizer that spoke it (calls with a speech plan). */
   stt_provider?: string | null;
   tts_provider?: string | null;
@@ -149,6 +154,7 @@ export function voiceQuality(input: VoiceQualityInput): VoiceQuality {
     tts_ms: span(t.firstSentenceAt, t.ttsFirstAudioAt),
     playout_ms: span(t.ttsFirstAudioAt, t.firstFrameOutAt),
     total_ms: span(t.endOfSpeechAt, t.firstFrameOutAt),
+    pitch_at_end: t.pitchAtEnd,
   }));
   const latencies = perTurn
     .filter((t) => t.kind === 'reply')

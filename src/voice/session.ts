@@ -386,6 +386,7 @@ class VoiceCall {
       endOfSpeechAt: turn.endOfSpeechAt,
       endpointAt: turn.endpointAt,
       sttFinalAt: turn.sttFinalAt,
+      pitchAtEnd: turn.pitchAtEnd,
     };
     this.#enqueue(() => this.#reply(turn.text, marks));
   }

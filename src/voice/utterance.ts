@@ -37,6 +37,7 @@ export const emptyMarks = (kind: TurnKind): TurnMarks => ({
   ttsFirstAudioAt: null,
   firstFrameOutAt: null,
   interruptedAt: null,
+  pitchAtEnd: null,
 });
 
 export class Utterance {
