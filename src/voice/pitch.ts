@@ -2,19 +2,20 @@ import type { AudioFrame } from '../media/index.ts';
 
 // The caller's pitch, for endpointing's second cue (docs/voice.md, "Turn-taking"): a speaker who
 // is done with a statement lets their pitch fall at its end; one who pauses mid-line holds it
-// level. Each frame is brought to 8 kHz and its F0 estimated by YIN (de Cheveigné and Kawahara
-// 2002) over the last 40 ms, about 20 µs of work per frame and no allocation; the voiced frames'
-// pitch in semitones goes into a ring that the contour is read from at the speech end.
+// level. Each frame is brought to 4 kHz (plenty for a fundamental of 60 to 400 Hz) and its F0
+// estimated by YIN (de Cheveigné and Kawahara 2002) over the last 40 ms: about 7 µs of work per
+// frame and no allocation. The voiced frames' pitch, in semitones, goes into a ring that the
+// contour is read from at the speech end.
 
-const RATE = 8000;
-const WINDOW = 320;
+const RATE = 4000;
+const WINDOW = 160;
 /** YIN's integration window and lag range: 60 to 400 Hz. */
-const INTEGRATE = 160;
-const MIN_LAG = 20;
-const MAX_LAG = 133;
+const INTEGRATE = 80;
+const MIN_LAG = 10;
+const MAX_LAG = 67;
 /** YIN's absolute threshold on the cumulative mean normalized difference. */
 const YIN_THRESHOLD = 0.2;
-/** Quieter frames (RMS at 8 kHz) are not read for pitch. */
+/** Quieter frames (RMS at 4 kHz) are not read for pitch. */
 const MIN_RMS = 300;
 /** Voiced frames kept: about 6 s of voicing, the line and what the caller said before it. */
 const RING = 300;
@@ -26,9 +27,9 @@ export type Contour = 'fall' | 'level' | 'unknown';
 export const CONTOUR = {
   /** The last voiced frames this far under the speaker's median pitch: a final fall. */
   fallSemitones: 2.5,
-  /** The last voiced frames read at the end. */
+  /** The last voiced frames read at the end (100 ms). */
   endFrames: 5,
-  /** Fewer voiced frames heard so far: unknown. */
+  /** Fewer voiced frames heard so far (200 ms): unknown. */
   minFrames: 10,
 } as const;
 
