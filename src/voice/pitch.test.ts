@@ -27,7 +27,7 @@ function track(samples: Int16Array, rate: SampleRate) {
   const hz: number[] = [];
   for (let i = 0; i + n <= samples.length; i += n) {
     tracker.frame({ samples: samples.subarray(i, i + n), sampleRate: rate, at: (i * 1000) / rate });
-    hz.push(tracker.lastHz);
+    hz.push(tracker.currentHz());
   }
   return { contour: tracker.contour(), hz };
 }
