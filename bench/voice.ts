@@ -593,6 +593,7 @@ function offlineTable(runs: OfflineRun[]): [string[], string[][]] {
       'End of speech → first frame leaving p50 / p95 ms',
       'Record total_ms p50 / p95',
       'Endpointing / STT / model / chunking / TTS / playout p50 ms',
+      'Pitch at the end: fall / level / unknown',
       'Callers cut off',
     ],
     runs.map((run) => {
@@ -601,6 +602,7 @@ function offlineTable(runs: OfflineRun[]): [string[], string[][]] {
       const col = (
         key: 'total_ms' | 'endpointing_ms' | 'stt_ms' | 'model_ms' | 'chunking_ms' | 'tts_ms' | 'playout_ms',
       ) => turns.flatMap((t) => (t[key] === null ? [] : [t[key]]));
+      const pitch = (contour: string) => turns.filter((t) => t.pitch_at_end === contour).length;
       const cut = run.calls.filter((c) => c.cutOff).length;
       return [
         run.voice === 'flite' ? 'flite, one line' : 'espeak-ng, a first line then this',
@@ -615,6 +617,7 @@ function offlineTable(runs: OfflineRun[]): [string[], string[][]] {
         (['endpointing_ms', 'stt_ms', 'model_ms', 'chunking_ms', 'tts_ms', 'playout_ms'] as const)
           .map((k) => p(col(k), 50, 0))
           .join(' / '),
+        `${pitch('fall')} / ${pitch('level')} / ${pitch('unknown')}`,
         `${cut} of ${run.calls.length} (${fmt((100 * cut) / Math.max(1, run.calls.length), 1)}%)`,
       ];
     }),
