@@ -5,7 +5,7 @@ import type { AudioFrame } from '../media/index.ts';
 // level. Frames are brought to 4 kHz (plenty for a fundamental of 60 to 400 Hz) and kept for a
 // second; F0 is estimated by YIN (de Cheveigné and Kawahara 2002) over 40 ms windows. Every
 // second loud frame gives an estimate for the caller's usual pitch; the last few voiced frames
-// are estimated only when the contour is read, at the speech end. About 3.5 µs of work per frame on
+// are estimated only when the contour is read, at the speech end. About 3 µs of work per frame on
 // average and no allocation on the frame path.
 
 const RATE = 4000;

@@ -117,6 +117,7 @@ function withGap(clip: Clip, gapMs: number): Clip {
       runAt = -1;
     } else if (runAt < 0) runAt = i;
   }
+  if (best.length === 0) throw new Error('espeak-ng made no pause inside the sentence');
   const gap = (gapMs * RATE) / 1000;
   const out = new Int16Array(samples.length - best.length + gap);
   out.set(samples.subarray(0, best.at));
