@@ -5,6 +5,9 @@ import { FRAME_MS } from '../../media/index.ts';
 // timer per leg and direction would cost more than the audio). The beat keeps to the grid it
 // started on, so a late wake-up does not shift later frames; missed beats are caught up at once
 // (each leg gets every frame, late rather than never), as a real network's jitter buffer does.
+// A catch-up that has run a beat's length without a break lets the event loop turn between beats:
+// back to back, hundreds of legs' beats after a stall kept timers and sockets (endpointing, the
+// replies, the API) waiting four times the stall, each catch-up beat making the next one due.
 
 /**
  * A leg on the beat. Every leg sends first, then every leg delivers: what the far ends hear keeps
@@ -28,16 +31,26 @@ export interface FrameTicker {
   readonly size: number;
 }
 
+const turnEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export function createFrameTicker(clock: Clock): FrameTicker {
   const members = new Set<FrameTick>();
   let running: AbortController | null = null;
 
   async function beat(signal: AbortSignal) {
     let next = clock.now() + FRAME_MS;
+    let turnedAt = clock.now();
     while (!signal.aborted) {
-      const wait = next - clock.now();
+      const now = clock.now();
+      const wait = next - now;
       const caughtUp = wait <= 0;
-      if (!caughtUp) await clock.sleep(wait, signal).catch(() => undefined);
+      if (!caughtUp) {
+        await clock.sleep(wait, signal).catch(() => undefined);
+        turnedAt = clock.now();
+      } else if (now - turnedAt >= FRAME_MS) {
+        await turnEventLoop();
+        turnedAt = clock.now();
+      }
       if (signal.aborted) return;
       for (const member of members) {
         try {
