@@ -86,7 +86,7 @@ describe('writing frames to a socket from the pacer', () => {
     client.on('data', (d: Buffer) => got.push(d));
     const view = bareView();
     expect(writeSlot(view, fd, 3, true, 0)).toBe('sent');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    while (Buffer.concat(got).length < 10) await new Promise((resolve) => setTimeout(resolve, 1));
     expect([...Buffer.concat(got)]).toEqual([0x82, 8, 3, 3, 3, 3, 3, 3, 3, 3]);
     expect(view.control[SOCKET_SENT]).toBe(1);
   });
