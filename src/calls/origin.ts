@@ -75,8 +75,7 @@ const DOORS: Record<OriginDoor, DoorRules> = {
     agentField: 'agent_id',
     fromField: 'from_number',
     versionField: 'agent_version',
-    badNumber: (_agent, field) =>
-      `body.${field}: not a phone number; write it in E.164 with its country code`,
+    badNumber: (_agent, field) => `body.${field} is not a valid phone number with a country code`,
     notAttached: (agent, _from, field) =>
       `body.${field}: not a number of this workspace attached to agent ${agent.id}`,
     noNumber: (agent, field) => `body.${field}: not a number of this workspace attached to agent ${agent.id}`,

@@ -3,7 +3,7 @@ import { chooseOrigin, type CallService } from '../../calls/index.ts';
 import {
   invalidInput,
   isUuid,
-  normalizeE164,
+  requireE164,
   notFound,
   toVariableMap,
   unavailable,
@@ -73,9 +73,7 @@ export const callRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const workspace = request.workspace;
       const body = request.body;
-      const to = normalizeE164(body.phone);
-      if (!to)
-        throw invalidInput('body.phone is not a valid phone number with a country code', ['body', 'phone']);
+      const to = requireE164(body.phone, ['body', 'phone']);
       if (body.lead_timezone !== undefined && !isValidTimeZone(body.lead_timezone))
         throw invalidInput(`body.lead_timezone "${body.lead_timezone}" is not an IANA time zone`, [
           'body',
@@ -129,16 +127,10 @@ export const callRoutes: FastifyPluginAsyncTypebox<{
       const workspaceId = request.workspace.id;
       const agent = q.model_id === undefined ? null : await store.agents.get(workspaceId, q.model_id);
       if (q.model_id !== undefined && !agent) throw notFound(`model_id: agent ${q.model_id} not found`, 400);
-      let leadPhone: string | undefined;
-      if (q.lead_phone_number !== undefined) {
-        const normalized = normalizeE164(q.lead_phone_number);
-        if (!normalized)
-          throw invalidInput('query.lead_phone_number is not a valid phone number', [
-            'query',
-            'lead_phone_number',
-          ]);
-        leadPhone = normalized;
-      }
+      const leadPhone =
+        q.lead_phone_number === undefined
+          ? undefined
+          : requireE164(q.lead_phone_number, ['query', 'lead_phone_number']);
       if (q.duration_min !== undefined && q.duration_max !== undefined && q.duration_min > q.duration_max)
         throw invalidInput('query.duration_max must not be below duration_min', ['query', 'duration_max']);
       if (q.from_date !== undefined && q.to_date !== undefined && q.from_date > q.to_date)
@@ -203,10 +195,8 @@ export const callRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const workspace = request.workspace;
-      const from = normalizeE164(request.body.from_number);
-      if (!from) throw invalidInput('body.from_number is not a valid phone number', ['body', 'from_number']);
-      const to = normalizeE164(request.body.to_number);
-      if (!to) throw invalidInput('body.to_number is not a valid phone number', ['body', 'to_number']);
+      const from = requireE164(request.body.from_number, ['body', 'from_number']);
+      const to = requireE164(request.body.to_number, ['body', 'to_number']);
       const number = await store.phoneNumbers.getBySlug(workspace.id, to.slice(1));
       if (!number) throw notFound(`to_number: ${to} is not a number of this workspace`);
       if (number.provider !== 'sim')

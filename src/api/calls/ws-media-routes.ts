@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { WEB_CALL_NUMBER, chooseOrigin, type WebCalls } from '../../calls/index.ts';
-import { invalidInput, isUuid, normalizeE164, unavailable } from '../../core/index.ts';
+import { invalidInput, isUuid, requireE164, unavailable } from '../../core/index.ts';
 import type { Store } from '../../store/index.ts';
 import { WS_CODECS, WS_FRAMINGS } from '../../telephony/index.ts';
 import { errorResponses, StringEnum } from '../schemas/common.ts';
@@ -46,13 +46,8 @@ const WsMediaFailed = Type.Object({ callId: Type.Optional(Type.String()), error:
 const socketUrl = (publicUrl: string, path: string) =>
   `${publicUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/v2${path}`;
 
-function e164(value: string | undefined, field: string): string | undefined {
-  if (value === undefined) return undefined;
-  const number = normalizeE164(value);
-  if (!number)
-    throw invalidInput(`body.${field} is not a valid phone number with a country code`, ['body', field]);
-  return number;
-}
+const e164 = (value: string | undefined, field: string): string | undefined =>
+  value === undefined ? undefined : requireE164(value, ['body', field]);
 
 export const wsMediaRoutes: FastifyPluginAsyncTypebox<{
   store: Store;

@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import {
-  ParleyError,
-  invalidInput,
-  normalizeE164,
-  toIso,
-  toVariableMap,
-  unauthorized,
-} from '../../core/index.ts';
+import { ParleyError, requireE164, toIso, toVariableMap, unauthorized } from '../../core/index.ts';
 import { chooseOrigin } from '../../calls/index.ts';
 import type { Chats } from '../../chat/index.ts';
 import { MessagingError, type InboundMessage } from '../../providers/index.ts';
@@ -31,14 +24,6 @@ export interface MessagingRoutesOptions {
   publicUrl: string;
 }
 
-function e164(value: string, loc: string[]): string {
-  const number = normalizeE164(value);
-  if (!number) {
-    throw invalidInput(`${loc.join('.')}: not a phone number; write it in E.164 with its country code`, loc);
-  }
-  return number;
-}
-
 const TWIML_EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
 export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> = async (app, options) => {
@@ -57,7 +42,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
     async (request) => {
       const workspace = request.workspace;
       const body = request.body;
-      const to = e164(body.to_number, ['body', 'to_number']);
+      const to = requireE164(body.to_number, ['body', 'to_number']);
       const { agent, number } = await chooseOrigin(store, workspace, 'text', {
         agentId: body.agent_id,
         from: body.from_number,
@@ -98,8 +83,8 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<MessagingRoutesOptions> 
       const body = request.body;
       const message: InboundMessage = {
         channel: body.channel,
-        from: e164(body.from, ['body', 'from']),
-        to: e164(body.to, ['body', 'to']),
+        from: requireE164(body.from, ['body', 'from']),
+        to: requireE164(body.to, ['body', 'to']),
         body: body.body,
         providerMessageId: `SIM${randomUUID().replaceAll('-', '')}`,
       };
