@@ -188,7 +188,7 @@ describe.runIf(runHere)('the console: test call and chat with an agent', () => {
     await expect.poll(async () => (await audio()).paused, { timeout: 10_000 }).toBe(false);
     const { currentTime } = await audio();
     expect(currentTime, `the line shows ${startsAt}`).toBeGreaterThanOrEqual(minutes! * 60 + seconds! - 1);
-    expect(await callerLine.getAttribute('aria-current')).toBe('true');
+    await expect.poll(() => callerLine.getAttribute('aria-current'), { timeout: 5_000 }).toBe('true');
     await page.screenshot({ path: join(SHOTS, '13-call-recording-playing.png'), fullPage: true });
     // Nothing refused: no CSP violation (the socket is 'self'), no failed request.
     expect(errors).toEqual([]);

@@ -138,12 +138,15 @@ function timedLines(transcript: string, quality: unknown): Line[] {
   return lines;
 }
 
+/** A seek lands on the media's own time grid, a hair before the millisecond it was asked for. */
+const SEEK_SLACK_MS = 1;
+
 /** The line being played: the latest-starting one at or before `ms` (the last of equals, or `chosen`). */
 function playingIndex(lines: Line[], ms: number, chosen: number): number {
   let best = -1;
   let bestAt = -Infinity;
   lines.forEach((line, i) => {
-    if (line.atMs !== null && line.atMs <= ms && line.atMs >= bestAt) {
+    if (line.atMs !== null && line.atMs <= ms + SEEK_SLACK_MS && line.atMs >= bestAt) {
       best = i;
       bestAt = line.atMs;
     }
@@ -530,7 +533,9 @@ function CallView(props: { call: CallRecord; refreshed: number }) {
   const recording = useRecording(c.call_id, c.recording_url !== null && c.recording_url !== '', c.status);
   const audio = useRef<HTMLAudioElement>(null);
   const [playing, setPlaying] = useState(-1);
-  const [chosen, setChosen] = useState(-1);
+  // The line last clicked, read by the player's time updates (a ref: a state would be stale in
+  // the update that the click's own seek fires before the page renders again).
+  const chosen = useRef(-1);
   const lines = useMemo(() => timedLines(c.transcript, c.quality), [c.transcript, c.quality]);
   const agent = useLoad(
     () =>
@@ -543,13 +548,13 @@ function CallView(props: { call: CallRecord; refreshed: number }) {
     const el = audio.current;
     if (!el) return;
     el.currentTime = ms / 1000;
-    setChosen(index);
+    chosen.current = index;
     setPlaying(index);
     el.play().catch(() => undefined);
   };
   const track = () => {
     const el = audio.current;
-    if (el) setPlaying(playingIndex(lines, el.currentTime * 1000, chosen));
+    if (el) setPlaying(playingIndex(lines, el.currentTime * 1000, chosen.current));
   };
 
   return (
